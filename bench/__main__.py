@@ -1,0 +1,26 @@
+"""`python -m bench NAME [--json]`: run one benchmark (`bench/<name>.py`, a `main(argv)`)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {
+    "engine": "rules engine: deals/s beside OpenSpiel's Hearts",
+    "store": "event store: append and replay rates beside the eventsourcing library",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help"} or args[0] not in BENCHMARKS:
+        print("usage: python -m bench NAME [--json] [options]\n")
+        for name, what in BENCHMARKS.items():
+            print(f"  {name:<8} {what}")
+        return 0 if not args or args[0] in {"-h", "--help"} else 2
+    module = importlib.import_module(f"bench.{args[0]}")
+    return int(module.main(args[1:]) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""Cards, suits and hands.
+
+A card is an int 0..51 in the canonical deck order of king-shuffle/1: suit-major in the order
+S H D C, rank-minor from 2 to A, so ``2S`` is 0 and ``AC`` is 51. A hand or any set of cards is a
+52-bit mask (bit ``c`` set when card ``c`` is in it): the play loop works on these masks only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "SHDC"
+RANKS = "23456789TJQKA"
+SPADES, HEARTS, DIAMONDS, CLUBS = 0, 1, 2, 3
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+SUIT_NAMES_SINGULAR = ("spade", "heart", "diamond", "club")
+SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
+
+RANK_TEN, RANK_JACK, RANK_QUEEN, RANK_KING, RANK_ACE = 8, 9, 10, 11, 12
+
+FULL_SUIT = (1 << 13) - 1
+SUIT_MASKS: tuple[int, int, int, int] = (
+    FULL_SUIT,
+    FULL_SUIT << 13,
+    FULL_SUIT << 26,
+    FULL_SUIT << 39,
+)
+FULL_DECK = (1 << 52) - 1
+
+
+class UnknownCard(ValueError):
+    """A card name that is not rank 2-9/T/J/Q/K/A followed by suit S/H/D/C."""
+
+
+def card(rank: int, suit: int) -> int:
+    """The card of a rank index (0 = two .. 12 = ace) and a suit index."""
+    return suit * 13 + rank
+
+
+def suit_of(c: int) -> int:
+    return c // 13
+
+
+def rank_of(c: int) -> int:
+    return c % 13
+
+
+def bit(c: int) -> int:
+    return 1 << c
+
+
+CARD_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+_CARD_BY_NAME: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+
+
+def parse_card(name: object) -> int:
+    """The card named like ``QS``; ``10`` is accepted for the ten. Raises UnknownCard."""
+    if not isinstance(name, str):
+        raise UnknownCard(f"a card must be a string like 'QS', not {type(name).__name__}")
+    key = name.strip().upper().replace("10", "T")
+    try:
+        return _CARD_BY_NAME[key]
+    except KeyError:
+        raise UnknownCard(
+            f"unknown card {name!r} (rank 2-9/T/J/Q/K/A, then suit S/H/D/C)"
+        ) from None
+
+
+def card_name(c: int) -> str:
+    return CARD_NAMES[c]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+# The cards of every 13-bit suit pattern, low to high: turns a mask into cards without a loop
+# over 52 bits (the hot path of legal-move listing).
+_RANKS_OF_PATTERN: tuple[tuple[int, ...], ...] = tuple(
+    tuple(r for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13)
+)
+_CARDS_OF_PATTERN: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(s * 13 + r for r in ranks) for ranks in _RANKS_OF_PATTERN) for s in range(4)
+)
+
+
+def cards_of(mask: int) -> tuple[int, ...]:
+    """The cards of a mask in canonical order (by suit S H D C, then rank low to high)."""
+    return (
+        _CARDS_OF_PATTERN[0][mask & FULL_SUIT]
+        + _CARDS_OF_PATTERN[1][mask >> 13 & FULL_SUIT]
+        + _CARDS_OF_PATTERN[2][mask >> 26 & FULL_SUIT]
+        + _CARDS_OF_PATTERN[3][mask >> 39 & FULL_SUIT]
+    )
+
+
+def names_of(mask: int) -> list[str]:
+    return [CARD_NAMES[c] for c in cards_of(mask)]
+
+
+def highest_in(mask: int) -> int:
+    """The highest card of a mask that holds cards of one suit (by rank); -1 when empty."""
+    return mask.bit_length() - 1
+
+
+def above(c: int) -> int:
+    """The mask of the cards of c's suit that rank above c."""
+    s = c // 13
+    return SUIT_MASKS[s] & ~((1 << (c + 1)) - 1)
+
+
+def below(c: int) -> int:
+    """The mask of the cards of c's suit that rank below c."""
+    s = c // 13
+    return SUIT_MASKS[s] & ((1 << c) - 1)
+
+
+QUEENS = mask_of(card(RANK_QUEEN, s) for s in range(4))
+BOYS = mask_of(card(r, s) for s in range(4) for r in (RANK_JACK, RANK_KING))
+KING_OF_HEARTS = bit(card(RANK_KING, HEARTS))
+TWO_OF_DIAMONDS = card(0, DIAMONDS)
+ABOVE_TEN = mask_of(card(r, s) for s in range(4) for r in range(RANK_JACK, RANK_ACE + 1))

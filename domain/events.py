@@ -1,0 +1,312 @@
+"""The events of a game stream, as immutable values with a canonical dict form.
+
+The dict form (`to_payload`) holds only strings, integers, booleans, lists and dicts, so the
+event store can hash it byte for byte; `from_payload` turns it back and refuses anything
+malformed. Derived facts (TrickTaken, DealEnded, GameEnded) are stored too so a replay reads
+naturally; `game.apply` recomputes them and refuses a stored fact that differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from domain.cards import UnknownCard, card_name, cards_of, mask_of, parse_card
+from domain.contracts import Contract, UnknownContract, parse_contract
+from domain.rules import BadRuleOption, Rules
+
+SCHEMA_VERSION = 1
+
+
+class MalformedEvent(ValueError):
+    """A payload that is not a valid event of its type."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    """A table is set: rules, players by seat, and the shuffle commitment (never the seed)."""
+
+    TYPE: ClassVar[str] = "game_created"
+    game_id: str
+    rules: Rules
+    players: tuple[str, ...]
+    commitment: str
+    client_seed: str
+    shuffle: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted:
+    """Hands dealt for deal `deal` (1-based), shuffle attempt `attempt` (0, then 1 per redeal)."""
+
+    TYPE: ClassVar[str] = "deal_started"
+    deal: int
+    attempt: int
+    declarer: int
+    hands: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContractDeclared:
+    TYPE: ClassVar[str] = "contract_declared"
+    deal: int
+    seat: int
+    contract: Contract
+
+
+@dataclass(frozen=True, slots=True)
+class RedealAsked:
+    """R-WEAKHAND: the declarer asked for new hands instead of declaring."""
+
+    TYPE: ClassVar[str] = "redeal_asked"
+    deal: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    TYPE: ClassVar[str] = "card_played"
+    deal: int
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class TrickTaken:
+    """Derived: trick number `trick` (1-based), its cards in play order from `leader`."""
+
+    TYPE: ClassVar[str] = "trick_taken"
+    deal: int
+    trick: int
+    leader: int
+    cards: tuple[int, ...]
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealEnded:
+    """Derived: the deal's result. A void deal (queens_one_each_void) does not count."""
+
+    TYPE: ClassVar[str] = "deal_ended"
+    deal: int
+    attempt: int
+    contract: Contract
+    tricks: int
+    tricks_won: tuple[int, ...]
+    scores: tuple[int, ...]
+    void: bool
+    king: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One person's ladder points for a game (after R-ABANDON and R-SUBSTITUTE)."""
+
+    seat: int
+    player: str
+    points: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """Derived: totals, winners (seats), ladder points by seat and by person."""
+
+    TYPE: ClassVar[str] = "game_ended"
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    ladder_points: tuple[Fraction, ...]
+    king: int | None
+    results: tuple[SeatResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed:
+    """The server seed, published once the game is over (R-SHUFFLE)."""
+
+    TYPE: ClassVar[str] = "seed_revealed"
+    server_seed: str
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeRecorded:
+    """A time-out or an illegal action: a default legal move was played for the seat."""
+
+    TYPE: ClassVar[str] = "strike_recorded"
+    seat: int
+    reason: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAbandoned:
+    """R-ABANDON: the player left or was forfeited; a substitute finishes the game."""
+
+    TYPE: ClassVar[str] = "seat_abandoned"
+    seat: int
+    player: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSubstituted:
+    """R-SUBSTITUTE: someone (a house bot, say) takes over an abandoned seat."""
+
+    TYPE: ClassVar[str] = "seat_substituted"
+    seat: int
+    player: str
+
+
+Event = (
+    GameCreated
+    | DealStarted
+    | ContractDeclared
+    | RedealAsked
+    | CardPlayed
+    | TrickTaken
+    | DealEnded
+    | GameEnded
+    | SeedRevealed
+    | StrikeRecorded
+    | SeatAbandoned
+    | SeatSubstituted
+)
+
+EVENT_TYPES: dict[str, type[Any]] = {
+    cls.TYPE: cls
+    for cls in (
+        GameCreated,
+        DealStarted,
+        ContractDeclared,
+        RedealAsked,
+        CardPlayed,
+        TrickTaken,
+        DealEnded,
+        GameEnded,
+        SeedRevealed,
+        StrikeRecorded,
+        SeatAbandoned,
+        SeatSubstituted,
+    )
+}
+
+# How a field leaves and enters the canonical form, by field name. Fields not named here are
+# plain strings, ints or bools.
+_Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+
+
+def _int(v: Any) -> int:
+    if type(v) is not int:
+        raise MalformedEvent(f"expected an integer, got {v!r}")
+    return v
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise MalformedEvent(f"expected a string, got {v!r}")
+    return v
+
+
+def _bool(v: Any) -> bool:
+    if type(v) is not bool:
+        raise MalformedEvent(f"expected true or false, got {v!r}")
+    return v
+
+
+def _ints(v: Any) -> tuple[int, ...]:
+    if not isinstance(v, list):
+        raise MalformedEvent(f"expected a list of integers, got {v!r}")
+    return tuple(_int(x) for x in v)
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else _int(v)
+
+
+def _hands_out(hands: tuple[int, ...]) -> list[list[str]]:
+    return [[card_name(c) for c in cards_of(h)] for h in hands]
+
+
+def _hands_in(v: Any) -> tuple[int, ...]:
+    if not isinstance(v, list) or len(v) != 4 or not all(isinstance(h, list) for h in v):
+        raise MalformedEvent("hands must be four lists of cards")
+    return tuple(mask_of(parse_card(c) for c in h) for h in v)
+
+
+def _results_out(results: tuple[SeatResult, ...]) -> list[dict[str, Any]]:
+    return [{"seat": r.seat, "player": r.player, "points": str(r.points)} for r in results]
+
+
+def _results_in(v: Any) -> tuple[SeatResult, ...]:
+    if not isinstance(v, list) or not all(isinstance(r, dict) for r in v):
+        raise MalformedEvent("results must be a list of objects")
+    return tuple(
+        SeatResult(_int(r.get("seat")), _str(r.get("player")), Fraction(_str(r.get("points"))))
+        for r in v
+    )
+
+
+_CODECS: dict[str, _Codec] = {
+    "rules": (Rules.to_dict, Rules.from_dict),
+    "players": (list, lambda v: tuple(_str(x) for x in v)),
+    "hands": (_hands_out, _hands_in),
+    "card": (card_name, parse_card),
+    "cards": (lambda cs: [card_name(c) for c in cs], lambda v: tuple(parse_card(c) for c in v)),
+    "contract": (lambda c: c.value, parse_contract),
+    "tricks_won": (list, _ints),
+    "scores": (list, _ints),
+    "totals": (list, _ints),
+    "winners": (list, _ints),
+    "ladder_points": (
+        lambda ps: [str(p) for p in ps],
+        lambda v: tuple(Fraction(_str(x)) for x in v),
+    ),
+    "king": (lambda k: k, _opt_int),
+    "results": (_results_out, _results_in),
+    "void": (lambda b: b, _bool),
+}
+
+
+def event_type(event: Event) -> str:
+    return event.TYPE
+
+
+def to_payload(event: Event) -> dict[str, Any]:
+    """The canonical dict form of an event's fields (the type travels beside it)."""
+    out: dict[str, Any] = {}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        codec = _CODECS.get(f.name)
+        out[f.name] = codec[0](value) if codec else value
+    return out
+
+
+def from_payload(type_: str, payload: object) -> Event:
+    """The event of a type from its dict form; MalformedEvent for anything else."""
+    cls = EVENT_TYPES.get(type_)
+    if cls is None:
+        raise MalformedEvent(f"unknown event type {type_!r}")
+    if not isinstance(payload, dict):
+        raise MalformedEvent(f"{type_} payload must be an object")
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in payload:
+            raise MalformedEvent(f"{type_} payload lacks {f.name!r}")
+        raw = payload[f.name]
+        codec = _CODECS.get(f.name)
+        try:
+            if codec:
+                values[f.name] = codec[1](raw)
+            elif f.type == "int":
+                values[f.name] = _int(raw)
+            elif f.type == "bool":
+                values[f.name] = _bool(raw)
+            else:
+                values[f.name] = _str(raw)
+        except (UnknownCard, UnknownContract, BadRuleOption, TypeError, ValueError) as exc:
+            if isinstance(exc, MalformedEvent):
+                raise
+            raise MalformedEvent(f"{type_}.{f.name}: {exc}") from None
+    event: Event = cls(**values)
+    return event

@@ -1,0 +1,677 @@
+"""A whole game of King as events in, state out.
+
+`decide(state, command)` answers a command with the events it causes or with a Violation (a
+reason code of KING_RULES.md §10); `apply(state, event)` folds one event into the next state and
+recomputes every derived fact, refusing a stored fact that differs (the replay audit's core).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from domain import deal as dealmod
+from domain.cards import (
+    ABOVE_TEN,
+    FULL_DECK,
+    QUEENS,
+    TWO_OF_DIAMONDS,
+    UnknownCard,
+    card_name,
+    parse_card,
+)
+from domain.contracts import (
+    PENALTY_CONTRACTS,
+    Contract,
+    UnknownContract,
+    display_name,
+    parse_contract,
+)
+from domain.events import (
+    CardPlayed,
+    ContractDeclared,
+    DealEnded,
+    DealStarted,
+    Event,
+    GameCreated,
+    GameEnded,
+    RedealAsked,
+    SeatAbandoned,
+    SeatResult,
+    SeatSubstituted,
+    SeedRevealed,
+    StrikeRecorded,
+    TrickTaken,
+)
+from domain.results import ladder_points, participant_points, winners
+from domain.rules import Rules
+from domain.shuffle import commitment as seed_commitment
+from domain.violations import Violation
+
+
+class Phase(StrEnum):
+    NEW = "new"
+    AWAITING_DEAL = "awaiting_deal"
+    DECLARING = "declaring"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class InconsistentEvent(ValueError):
+    """An event that cannot follow the state, or a stored derived fact that differs from the
+    recomputed one. The message says what was expected."""
+
+
+class CommandError(ValueError):
+    """A service-side command that is malformed (bad hands, a seed that does not match)."""
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CreateGame:
+    game_id: str
+    players: tuple[str, ...]
+    rules: Rules = field(default_factory=Rules)
+    commitment: str = ""
+    client_seed: str = ""
+    shuffle: str = "king-shuffle/1"
+
+
+@dataclass(frozen=True, slots=True)
+class StartDeal:
+    """Deal the next hands (the caller derives them, e.g. with king-shuffle/1)."""
+
+    hands: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    seat: int
+    contract: str
+
+
+@dataclass(frozen=True, slots=True)
+class AskRedeal:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    seat: int
+    card: int | str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordStrike:
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Substitute:
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevealSeed:
+    server_seed: str
+
+
+Command = (
+    CreateGame
+    | StartDeal
+    | Declare
+    | AskRedeal
+    | Play
+    | RecordStrike
+    | Abandon
+    | Substitute
+    | RevealSeed
+)
+
+
+# --- state ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CompletedDeal:
+    """A deal that has ended, kept for views, replays and records."""
+
+    deal: int
+    attempt: int
+    declarer: int
+    contract: Contract
+    hands: tuple[int, ...]
+    tricks: tuple[TrickTaken, ...]
+    tricks_won: tuple[int, ...]
+    scores: tuple[int, ...]
+    void: bool
+    king: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RedealtHands:
+    """Hands that were dealt and given back by a weak-hand redeal (R-WEAKHAND)."""
+
+    deal: int
+    attempt: int
+    declarer: int
+    hands: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything known about a game after some events. Replace, never mutate."""
+
+    game_id: str = ""
+    rules: Rules = field(default_factory=Rules)
+    players: tuple[str, ...] = ()
+    commitment: str = ""
+    client_seed: str = ""
+    shuffle: str = ""
+    phase: Phase = Phase.NEW
+    deal_no: int = 1
+    attempt: int = 0
+    declarer: int = -1
+    hands: tuple[int, ...] = ()
+    deal: dealmod.DealState | None = None
+    trick_cards: tuple[int, ...] = ()
+    tricks: tuple[TrickTaken, ...] = ()
+    trump_left: tuple[int, ...] = (0, 0, 0, 0)
+    penalty_left: tuple[int, ...] = (0, 0, 0, 0)
+    uses: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
+    completed: tuple[CompletedDeal | RedealtHands, ...] = ()
+    totals: tuple[int, ...] = (0, 0, 0, 0)
+    king: int | None = None
+    result: GameEnded | None = None
+    strikes: tuple[int, ...] = (0, 0, 0, 0)
+    occupants: tuple[tuple[str, ...], ...] = ()
+    abandoned: tuple[tuple[str, int], ...] = ()
+    seed: str | None = None
+    version: int = 0
+
+    @property
+    def contract(self) -> Contract | None:
+        return self.deal.contract if self.deal is not None else None
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat whose action the game waits for, or None (between deals, or over)."""
+        if self.phase is Phase.DECLARING:
+            return self.declarer
+        if self.phase is Phase.PLAYING and self.deal is not None and not self.deal.over:
+            return self.deal.to_move
+        return None
+
+    @property
+    def deals_played(self) -> int:
+        return sum(1 for d in self.completed if isinstance(d, CompletedDeal) and not d.void)
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+_PENALTY_INDEX = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
+
+
+def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
+    out = list(seq)
+    out[i] = value
+    return tuple(out)
+
+
+def check_hands(hands: Sequence[int]) -> str | None:
+    """Why four masks are not a deal of the 52 cards, 13 each, or None when they are."""
+    if len(hands) != 4:
+        return "a deal has four hands"
+    seen = 0
+    for seat, h in enumerate(hands):
+        if type(h) is not int or h < 0 or h > FULL_DECK:
+            return f"hand {seat} is not a set of cards"
+        if h.bit_count() != 13:
+            return f"hand {seat} holds {h.bit_count()} cards, not 13"
+        if seen & h:
+            return f"hand {seat} repeats a card of an earlier hand"
+        seen |= h
+    return None
+
+
+def declaration_violation(
+    state: GameState, seat: int, contract: str | Contract
+) -> Violation | None:
+    """Why `seat` may not declare `contract` now, or None (R-ORDER, R-CAP, R-MODE)."""
+    if state.phase is Phase.OVER:
+        return Violation("game_over", "the game is over")
+    if state.phase is not Phase.DECLARING:
+        return Violation("wrong_phase", "no contract is being declared now")
+    if seat != state.declarer:
+        return Violation("not_your_turn", f"seat {state.declarer} declares this deal")
+    try:
+        c = parse_contract(contract)
+    except UnknownContract as exc:
+        return Violation("bad_contract", str(exc))
+    if c.is_trump:
+        if state.trump_left[seat] == 0:
+            return Violation("no_right_left", f"seat {seat} has no trump right left")
+        return None
+    if state.penalty_left[seat] == 0:
+        return Violation("no_right_left", f"seat {seat} has no penalty right left")
+    if state.uses[_PENALTY_INDEX[c]] >= 2:
+        return Violation(
+            "contract_exhausted", f"{display_name(c)} has been played twice in this game"
+        )
+    return None
+
+
+def redeal_violation(state: GameState, seat: int) -> Violation | None:
+    """Why `seat` may not ask for a redeal now, or None (R-WEAKHAND)."""
+    if state.phase is Phase.OVER:
+        return Violation("game_over", "the game is over")
+    if state.phase is not Phase.DECLARING:
+        return Violation("wrong_phase", "no contract is being declared now")
+    if seat != state.declarer:
+        return Violation("not_your_turn", f"seat {state.declarer} declares this deal")
+    if not state.rules.weak_hand_redeal:
+        return Violation("redeal_not_allowed", "weak-hand redeals are off in this game")
+    if state.penalty_left[seat] > 0:
+        return Violation(
+            "redeal_not_allowed", "a redeal is only for a declarer who must declare trump"
+        )
+    if state.hands[seat] & ABOVE_TEN:
+        return Violation("redeal_not_allowed", "the hand holds a card above ten")
+    return None
+
+
+def legal_contracts(state: GameState) -> tuple[Contract, ...]:
+    """The contracts the declarer may declare now (empty when nobody is declaring)."""
+    if state.phase is not Phase.DECLARING:
+        return ()
+    return tuple(c for c in Contract if declaration_violation(state, state.declarer, c) is None)
+
+
+def play_violation(state: GameState, seat: int, card: int | str) -> Violation | None:
+    """Why `seat` may not play `card` now, or None."""
+    if state.phase is Phase.OVER:
+        return Violation("game_over", "the game is over")
+    if state.phase is Phase.AWAITING_DEAL or (
+        state.phase is Phase.PLAYING and state.deal is not None and state.deal.over
+    ):
+        return Violation("deal_over", "the deal is over")
+    if state.phase is not Phase.PLAYING or state.deal is None:
+        return Violation("wrong_phase", "no card can be played before the contract is declared")
+    if seat != state.deal.to_move:
+        return Violation("not_your_turn", f"it is seat {state.deal.to_move}'s turn to play")
+    try:
+        c = card if isinstance(card, int) and 0 <= card < 52 else parse_card(card)
+    except UnknownCard as exc:
+        return Violation("card_not_in_hand", str(exc))
+    return dealmod.check_card(state.deal, c)
+
+
+# --- decide ---------------------------------------------------------------------------------
+
+
+def decide(state: GameState, command: Command) -> list[Event] | Violation:
+    """The events a command causes, or the Violation that refuses it. Never changes `state`."""
+    if isinstance(command, Play):
+        return _decide_play(state, command)
+    if isinstance(command, Declare):
+        why = declaration_violation(state, command.seat, command.contract)
+        if why:
+            return why
+        return [ContractDeclared(state.deal_no, command.seat, parse_contract(command.contract))]
+    if isinstance(command, AskRedeal):
+        why = redeal_violation(state, command.seat)
+        return why or [RedealAsked(state.deal_no, command.seat)]
+    if isinstance(command, StartDeal):
+        return _decide_start_deal(state, command)
+    if isinstance(command, CreateGame):
+        if state.phase is not Phase.NEW:
+            raise CommandError("the game exists already")
+        if len(command.players) != 4:
+            raise CommandError("a game has four players")
+        return [
+            GameCreated(
+                command.game_id,
+                command.rules,
+                tuple(command.players),
+                command.commitment,
+                command.client_seed,
+                command.shuffle,
+            )
+        ]
+    if isinstance(command, RevealSeed):
+        if state.phase is not Phase.OVER:
+            raise CommandError("the seed is revealed only after the game")
+        try:
+            seed = bytes.fromhex(command.server_seed)
+        except ValueError:
+            raise CommandError("the seed must be hex") from None
+        if seed_commitment(seed) != state.commitment:
+            raise CommandError("the seed does not match the game's commitment")
+        return [SeedRevealed(command.server_seed)]
+    return _decide_seat_event(state, command)
+
+
+def _decide_seat_event(
+    state: GameState, command: RecordStrike | Abandon | Substitute
+) -> list[Event] | Violation:
+    if not 0 <= command.seat < 4:
+        raise CommandError("a seat is 0-3")
+    if state.phase is Phase.OVER:
+        return Violation("game_over", "the game is over")
+    if state.phase is Phase.NEW:
+        return Violation("wrong_phase", "the game has not been created")
+    seat = command.seat
+    if isinstance(command, RecordStrike):
+        return [StrikeRecorded(seat, command.reason, state.strikes[seat] + 1)]
+    current = state.occupants[seat][-1]
+    if isinstance(command, Abandon):
+        if (current, seat) in state.abandoned:
+            raise CommandError(f"seat {seat} is abandoned already")
+        return [SeatAbandoned(seat, current, command.reason)]
+    if (current, seat) not in state.abandoned:
+        raise CommandError(f"seat {seat} is not abandoned: nobody to substitute")
+    return [SeatSubstituted(seat, command.player)]
+
+
+def _decide_start_deal(state: GameState, command: StartDeal) -> list[Event]:
+    if state.phase is not Phase.AWAITING_DEAL:
+        raise CommandError(f"no deal is awaited (phase {state.phase.value})")
+    why = check_hands(command.hands)
+    if why:
+        raise CommandError(why)
+    declarer = state.declarer
+    if declarer < 0:
+        if state.rules.first_declarer == "two_of_diamonds":
+            declarer = next(s for s in range(4) if command.hands[s] >> TWO_OF_DIAMONDS & 1)
+        else:
+            declarer = 0
+    return [DealStarted(state.deal_no, state.attempt, declarer, tuple(command.hands))]
+
+
+def _decide_play(state: GameState, command: Play) -> list[Event] | Violation:
+    why = play_violation(state, command.seat, command.card)
+    if why:
+        return why
+    assert state.deal is not None  # play_violation refuses a play without a deal
+    c = command.card if isinstance(command.card, int) else parse_card(command.card)
+    before = state.deal
+    after = dealmod.play(before, c)
+    events: list[Event] = [CardPlayed(state.deal_no, command.seat, c)]
+    if after.tricks == before.tricks:
+        return events
+    events.append(
+        TrickTaken(
+            state.deal_no, after.tricks, before.leader, (*before.trick, c), after.winners[-1]
+        )
+    )
+    if not after.over:
+        return events
+    ended = _deal_result(state, after)
+    events.append(ended)
+    played = state.deals_played + (0 if ended.void else 1)
+    if ended.king is not None or played == state.rules.deals:
+        totals = state.totals
+        if not ended.void:
+            totals = tuple(t + s for t, s in zip(totals, ended.scores, strict=True))
+        events.append(_game_result(state, totals, ended.king))
+    return events
+
+
+def _deal_result(state: GameState, st: dealmod.DealState) -> DealEnded:
+    void = (
+        state.rules.queens_one_each_void
+        and st.contract is Contract.NO_QUEENS
+        and all((t & QUEENS).bit_count() == 1 for t in st.taken)
+    )
+    return DealEnded(
+        state.deal_no,
+        state.attempt,
+        st.contract,
+        st.tricks,
+        st.tricks_won,
+        dealmod.scores(st),
+        void,
+        st.king if st.king >= 0 else None,
+    )
+
+
+def _game_result(state: GameState, totals: tuple[int, ...], king: int | None) -> GameEnded:
+    points = ladder_points(state.rules, totals, king)
+    won = winners(state.rules, totals, king)
+    left = dict(state.abandoned)
+    people = participant_points(points, won, state.occupants, left)
+    results: list[SeatResult] = []
+    for seat in range(4):
+        for person in dict.fromkeys(state.occupants[seat]):
+            if person in people and (person not in left or left[person] == seat):
+                results.append(SeatResult(seat, person, people[person]))
+    return GameEnded(totals, won, points, king, tuple(results))
+
+
+# --- apply ----------------------------------------------------------------------------------
+
+
+def _expect(ok: bool, what: str) -> None:
+    if not ok:
+        raise InconsistentEvent(what)
+
+
+def apply(state: GameState, event: Event) -> GameState:
+    """The state after one event. Raises InconsistentEvent if the event cannot follow."""
+    if state.phase is Phase.NEW and not isinstance(event, GameCreated):
+        raise InconsistentEvent(f"{event.TYPE} before game_created")
+    v = state.version + 1
+    if isinstance(event, CardPlayed):
+        return _apply_card(state, event, v)
+    if isinstance(event, TrickTaken):
+        return _apply_trick(state, event, v)
+    if isinstance(event, DealEnded):
+        return _apply_deal_end(state, event, v)
+    if isinstance(event, DealStarted):
+        _expect(state.phase is Phase.AWAITING_DEAL, "deal_started while no deal is awaited")
+        _expect(
+            (event.deal, event.attempt) == (state.deal_no, state.attempt),
+            f"expected deal {state.deal_no} attempt {state.attempt}, "
+            f"got deal {event.deal} attempt {event.attempt}",
+        )
+        bad_hands = check_hands(event.hands)
+        _expect(bad_hands is None, f"bad hands: {bad_hands}")
+        if state.declarer >= 0:
+            _expect(event.declarer == state.declarer, f"seat {state.declarer} declares")
+        elif state.rules.first_declarer == "two_of_diamonds":
+            holder = next(s for s in range(4) if event.hands[s] >> TWO_OF_DIAMONDS & 1)
+            _expect(event.declarer == holder, f"the holder of 2D (seat {holder}) declares")
+        else:
+            _expect(event.declarer == 0, "seat 0 declares first")
+        return replace(
+            state,
+            phase=Phase.DECLARING,
+            declarer=event.declarer,
+            hands=event.hands,
+            deal=None,
+            tricks=(),
+            trick_cards=(),
+            version=v,
+        )
+    if isinstance(event, ContractDeclared):
+        _expect(
+            event.deal == state.deal_no, f"contract for deal {event.deal} in deal {state.deal_no}"
+        )
+        why = declaration_violation(state, event.seat, event.contract)
+        _expect(why is None, f"illegal declaration: {why.code if why else ''}")
+        c = event.contract
+        seat = event.seat
+        if c.is_trump:
+            trump_left, penalty_left, uses = (
+                _with(state.trump_left, seat, state.trump_left[seat] - 1),
+                state.penalty_left,
+                state.uses,
+            )
+        else:
+            i = _PENALTY_INDEX[c]
+            trump_left = state.trump_left
+            penalty_left = _with(state.penalty_left, seat, state.penalty_left[seat] - 1)
+            uses = _with(state.uses, i, state.uses[i] + 1)
+        return replace(
+            state,
+            phase=Phase.PLAYING,
+            deal=dealmod.new_deal(state.rules, c, seat, (*state.hands,)),  # type: ignore[arg-type]
+            trump_left=trump_left,
+            penalty_left=penalty_left,
+            uses=uses,
+            version=v,
+        )
+    if isinstance(event, RedealAsked):
+        why = redeal_violation(state, event.seat)
+        _expect(why is None, f"illegal redeal: {why.code if why else ''}")
+        gone = RedealtHands(state.deal_no, state.attempt, state.declarer, state.hands)
+        return replace(
+            state,
+            phase=Phase.AWAITING_DEAL,
+            attempt=state.attempt + 1,
+            hands=(),
+            completed=(*state.completed, gone),
+            version=v,
+        )
+    if isinstance(event, GameEnded):
+        _expect(state.phase is Phase.AWAITING_DEAL and state.result is None, "game_ended too early")
+        expected = _game_result(state, state.totals, state.king)
+        _expect(event == expected, f"game result differs: expected {expected}, stored {event}")
+        return replace(state, phase=Phase.OVER, result=event, version=v)
+    if isinstance(event, GameCreated):
+        _expect(state.phase is Phase.NEW, "game_created twice")
+        _expect(len(event.players) == 4, "a game has four players")
+        r = event.rules
+        return GameState(
+            game_id=event.game_id,
+            rules=r,
+            players=event.players,
+            commitment=event.commitment,
+            client_seed=event.client_seed,
+            shuffle=event.shuffle,
+            phase=Phase.AWAITING_DEAL,
+            trump_left=(r.trump_rights,) * 4,
+            penalty_left=(r.penalty_rights,) * 4,
+            occupants=tuple((p,) for p in event.players),
+            version=v,
+        )
+    if isinstance(event, SeedRevealed):
+        _expect(state.phase is Phase.OVER, "seed revealed before the game is over")
+        try:
+            matches = seed_commitment(bytes.fromhex(event.server_seed)) == state.commitment
+        except ValueError:
+            matches = False
+        _expect(matches, "the revealed seed does not match the commitment")
+        return replace(state, seed=event.server_seed, version=v)
+    return _apply_seat_event(state, event, v)
+
+
+def _apply_seat_event(
+    state: GameState, event: StrikeRecorded | SeatAbandoned | SeatSubstituted, v: int
+) -> GameState:
+    seat = event.seat
+    _expect(0 <= seat < 4, "a seat is 0-3")
+    if isinstance(event, StrikeRecorded):
+        _expect(event.count == state.strikes[seat] + 1, "strike count out of order")
+        return replace(state, strikes=_with(state.strikes, seat, event.count), version=v)
+    if isinstance(event, SeatAbandoned):
+        _expect(event.player == state.occupants[seat][-1], f"{event.player} is not in seat {seat}")
+        return replace(state, abandoned=(*state.abandoned, (event.player, seat)), version=v)
+    occupants = list(state.occupants)
+    occupants[seat] = (*occupants[seat], event.player)
+    return replace(state, occupants=tuple(occupants), version=v)
+
+
+def _apply_card(state: GameState, event: CardPlayed, v: int) -> GameState:
+    _expect(event.deal == state.deal_no, f"card for deal {event.deal} in deal {state.deal_no}")
+    _expect(len(state.trick_cards) < 4, "card_played where trick_taken was due")
+    why = play_violation(state, event.seat, event.card)
+    _expect(why is None, f"illegal card {card_name(event.card)}: {why.code if why else ''}")
+    assert state.deal is not None
+    return replace(
+        state,
+        deal=dealmod.play(state.deal, event.card),
+        trick_cards=(*state.trick_cards, event.card),
+        version=v,
+    )
+
+
+def _apply_trick(state: GameState, event: TrickTaken, v: int) -> GameState:
+    st = state.deal
+    _expect(st is not None and len(state.trick_cards) == 4, "trick_taken before four cards")
+    assert st is not None
+    n = len(state.tricks) + 1
+    leader = st.winners[n - 2] if n > 1 else st.declarer
+    expected = TrickTaken(state.deal_no, n, leader, state.trick_cards, st.winners[n - 1])
+    _expect(event == expected, f"trick differs: expected {expected}, stored {event}")
+    return replace(state, tricks=(*state.tricks, event), trick_cards=(), version=v)
+
+
+def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
+    st = state.deal
+    _expect(
+        st is not None and st.over and not state.trick_cards and len(state.tricks) == st.tricks,
+        "deal_ended before the deal is over",
+    )
+    assert st is not None
+    expected = _deal_result(state, st)
+    _expect(event == expected, f"deal result differs: expected {expected}, stored {event}")
+    done = CompletedDeal(
+        state.deal_no,
+        state.attempt,
+        state.declarer,
+        st.contract,
+        state.hands,
+        state.tricks,
+        st.tricks_won,
+        event.scores,
+        event.void,
+        event.king,
+    )
+    base = replace(state, completed=(*state.completed, done), deal=None, trick_cards=(), version=v)
+    if event.void:
+        i = _PENALTY_INDEX[st.contract]
+        seat = state.declarer
+        return replace(
+            base,
+            phase=Phase.AWAITING_DEAL,
+            attempt=state.attempt + 1,
+            penalty_left=_with(state.penalty_left, seat, state.penalty_left[seat] + 1),
+            uses=_with(state.uses, i, state.uses[i] - 1),
+        )
+    return replace(
+        base,
+        phase=Phase.AWAITING_DEAL,
+        deal_no=state.deal_no + 1,
+        attempt=0,
+        declarer=(state.declarer + 1) % 4,
+        totals=tuple(t + s for t, s in zip(state.totals, event.scores, strict=True)),
+        king=event.king,
+    )
+
+
+def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Fold events into a state, from a new game unless a state is given."""
+    s = state if state is not None else GameState()
+    for e in events:
+        s = apply(s, e)
+    return s
+
+
+def run(state: GameState, command: Command) -> tuple[GameState, list[Event] | Violation]:
+    """Decide and apply in one step: the new state and the events (or the Violation)."""
+    decided = decide(state, command)
+    if isinstance(decided, Violation):
+        return state, decided
+    return replay(decided, state), decided

@@ -1,0 +1,80 @@
+"""End of game: winners and ladder points (KING_RULES.md §8 and §9), as exact fractions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from domain.rules import Rules
+
+LADDER_POOL = Fraction(12)
+TOP_BONUS = Fraction(3)
+ABANDON_POINTS = Fraction(-30)
+SUBSTITUTE_LOSS_POINTS = Fraction(1)
+
+
+def winners(rules: Rules, totals: Sequence[int], king: int | None) -> tuple[int, ...]:
+    """R-KINGEND, R-RESULT20 (total >= 0 wins) and R-RESULT12 (the tied leaders win)."""
+    if king is not None:
+        return (king,)
+    if rules.mode == "standard20":
+        return tuple(s for s in range(4) if totals[s] >= 0)
+    best = max(totals)
+    return tuple(s for s in range(4) if totals[s] == best)
+
+
+def ladder_points(
+    rules: Rules, totals: Sequence[int], king: int | None
+) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """Each seat's ladder points for one finished game (R-LADDER20, R-LADDER12, R-LADDERKING)."""
+    won = winners(rules, totals, king)
+    lost = [s for s in range(4) if s not in won]
+    points = [Fraction(0)] * 4
+    for s in won:
+        points[s] += LADDER_POOL / len(won)
+    for s in lost:
+        points[s] -= LADDER_POOL / len(lost)
+    if king is None and rules.mode == "standard20":
+        best = max(totals[s] for s in won)
+        top = [s for s in won if totals[s] == best]
+        for s in top:
+            points[s] += TOP_BONUS / len(top)
+    return points[0], points[1], points[2], points[3]
+
+
+def participant_points(
+    seat_points: Sequence[Fraction],
+    won: Sequence[int],
+    occupants: Sequence[Sequence[str]],
+    abandoned: Mapping[str, int],
+) -> dict[str, Fraction]:
+    """Ladder points per person, with R-ABANDON and R-SUBSTITUTE.
+
+    occupants[seat] lists who sat there in order (the first is the original player, later ones
+    substitutes); abandoned maps a person who left to the seat they left. A leaver gets -30
+    whatever the outcome; the seat's last occupant, if a substitute, gets +1 instead of a
+    deduction on a loss and the normal points on a win.
+    """
+    out: dict[str, Fraction] = {}
+    for seat in range(4):
+        people = occupants[seat]
+        for i, person in enumerate(people):
+            if person in abandoned and abandoned[person] == seat:
+                points = ABANDON_POINTS
+            elif i == len(people) - 1:
+                points = seat_points[seat]
+                if i > 0 and seat not in won:
+                    points = SUBSTITUTE_LOSS_POINTS
+            else:
+                continue
+            out[person] = out.get(person, Fraction(0)) + points
+    return out
+
+
+def fraction_text(x: Fraction) -> str:
+    """An exact fraction as stored in events: '9', '-15/2'."""
+    return str(x)
+
+
+def parse_fraction(text: str) -> Fraction:
+    return Fraction(text)

@@ -1,0 +1,1 @@
+"""Entry points: the HTTP API, web pages, bot transports, scheduler and the `king` CLI."""

@@ -1,0 +1,41 @@
+"""Shared fixtures: paths to the shared contracts and the PostgreSQL server."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def _postgres_reachable(url: str) -> str | None:
+    """Return None when a connection works, else the reason it does not."""
+    try:
+        import sqlalchemy as sa
+
+        engine = sa.create_engine(url, connect_args={"connect_timeout": 3})
+        with engine.connect() as conn:
+            conn.execute(sa.text("select 1"))
+        engine.dispose()
+    except Exception as exc:  # any failure to connect is a reason to skip (or fail in CI)
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """The PostgreSQL URL for the suites that need a real server.
+
+    On a developer's machine without a server those tests skip with the reason; under CI=true
+    an unreachable server fails them, so a green CI always means PostgreSQL was tested.
+    """
+    url = os.environ.get("KING_TEST_POSTGRES_URL", DEFAULT_PG_URL)
+    reason = _postgres_reachable(url)
+    if reason is not None:
+        message = f"PostgreSQL not reachable at {url}: {reason}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true: the PostgreSQL suites must run)")
+        pytest.skip(message)
+    yield url

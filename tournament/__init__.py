@@ -1,0 +1,1 @@
+"""Pairing, seating, standings and ratings (pure) and the tournament runner."""
