@@ -1,0 +1,254 @@
+"""What one seat, or the public, may see of a game — the one place that decides it.
+
+A seat sees its own hand, every card played, the scores and the public facts; a spectator sees
+the same without any hand. A deal's four hands become public when the deal ends; the seed when
+the game ends. Everything a service sends to a player or a spectator is built from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from domain.cards import card_name, cards_of, parse_card
+from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
+from domain.deal import legal_mask
+from domain.deal import scores as deal_scores
+from domain.game import (
+    AskRedeal,
+    CompletedDeal,
+    Declare,
+    GameState,
+    Phase,
+    Play,
+    RedealtHands,
+    legal_contracts,
+    redeal_violation,
+)
+from domain.rules import Rules
+
+ActionKind = Literal["play", "declare", "redeal"]
+
+
+class BadAction(ValueError):
+    """An action object that is not {"type": "play", "card": ...} / declare / redeal."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One thing a seat can do: play a card, declare a contract, or ask for a redeal."""
+
+    kind: ActionKind
+    card: int = -1
+    contract: Contract | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        if self.kind == "play":
+            return {"type": "play", "card": card_name(self.card)}
+        if self.kind == "declare":
+            assert self.contract is not None
+            return {"type": "declare", "contract": self.contract.value}
+        return {"type": "redeal"}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Action:
+        if not isinstance(data, dict):
+            raise BadAction("an action is an object with a 'type'")
+        kind = data.get("type")
+        try:
+            if kind == "play":
+                return cls("play", card=parse_card(data.get("card")))
+            if kind == "declare":
+                return cls("declare", contract=parse_contract(data.get("contract")))
+        except ValueError as exc:
+            raise BadAction(str(exc)) from None
+        if kind == "redeal":
+            return cls("redeal")
+        raise BadAction("action type must be 'play', 'declare' or 'redeal'")
+
+    def command(self, seat: int) -> Play | Declare | AskRedeal:
+        if self.kind == "play":
+            return Play(seat, self.card)
+        if self.kind == "declare":
+            assert self.contract is not None
+            return Declare(seat, self.contract.value)
+        return AskRedeal(seat)
+
+
+def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
+    """Every action `seat` may take now (empty when it is not that seat's turn)."""
+    if state.to_move != seat:
+        return ()
+    if state.phase is Phase.DECLARING:
+        actions = [Action("declare", contract=c) for c in legal_contracts(state)]
+        if redeal_violation(state, seat) is None:
+            actions.append(Action("redeal"))
+        return tuple(actions)
+    assert state.deal is not None
+    return tuple(Action("play", card=c) for c in cards_of(legal_mask(state.deal)))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedTrick:
+    leader: int
+    cards: tuple[int, ...]
+    winner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """A seat's (seat >= 0) or the public's (seat == -1) view of a game at one moment."""
+
+    game_id: str
+    seat: int
+    players: tuple[str, ...]
+    rules: Rules
+    phase: Phase
+    deal_no: int
+    attempt: int
+    declarer: int
+    hand: int
+    contract: Contract | None
+    tricks: tuple[PlayedTrick, ...]
+    tricks_won: tuple[int, ...]
+    deal_scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    trump_left: tuple[int, ...]
+    penalty_left: tuple[int, ...]
+    uses: tuple[int, ...]
+    history: tuple[CompletedDeal | RedealtHands, ...]
+    to_move: int | None
+    legal: tuple[Action, ...]
+    strikes: tuple[int, ...]
+    winners: tuple[int, ...] | None
+    ladder_points: tuple[str, ...] | None
+    king: int | None
+    commitment: str
+    seed: str | None
+
+    @property
+    def trick(self) -> PlayedTrick | None:
+        """The trick in progress (cards so far), if any."""
+        if self.tricks and self.tricks[-1].winner is None:
+            return self.tricks[-1]
+        return None
+
+    @property
+    def played(self) -> int:
+        """Every card played so far in this deal, as a mask."""
+        m = 0
+        for t in self.tricks:
+            for c in t.cards:
+                m |= 1 << c
+        return m
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form sent to players, bots and spectators."""
+        return {
+            "game_id": self.game_id,
+            "seat": self.seat if self.seat >= 0 else None,
+            "players": list(self.players),
+            "rules": self.rules.to_dict(),
+            "phase": self.phase.value,
+            "deal": self.deal_no,
+            "attempt": self.attempt,
+            "declarer": self.declarer if self.declarer >= 0 else None,
+            "hand": [card_name(c) for c in cards_of(self.hand)] if self.seat >= 0 else None,
+            "contract": self.contract.value if self.contract else None,
+            "tricks": [_trick_dict(t) for t in self.tricks],
+            "tricks_won": list(self.tricks_won),
+            "deal_scores": list(self.deal_scores),
+            "totals": list(self.totals),
+            "rights": {
+                "trump": list(self.trump_left),
+                "penalty": list(self.penalty_left),
+                "contract_uses": {
+                    c.value: n for c, n in zip(PENALTY_CONTRACTS, self.uses, strict=True)
+                },
+            },
+            "history": [_summary_dict(d) for d in self.history],
+            "to_move": self.to_move,
+            "legal": [a.to_dict() for a in self.legal],
+            "strikes": list(self.strikes),
+            "winners": list(self.winners) if self.winners is not None else None,
+            "ladder_points": list(self.ladder_points) if self.ladder_points is not None else None,
+            "king": self.king,
+            "commitment": self.commitment,
+            "seed": self.seed,
+        }
+
+
+def _trick_dict(t: PlayedTrick) -> dict[str, Any]:
+    return {"leader": t.leader, "cards": [card_name(c) for c in t.cards], "winner": t.winner}
+
+
+def _summary_dict(d: CompletedDeal | RedealtHands) -> dict[str, Any]:
+    hands = [[card_name(c) for c in cards_of(h)] for h in d.hands]
+    if isinstance(d, RedealtHands):
+        return {
+            "deal": d.deal,
+            "attempt": d.attempt,
+            "declarer": d.declarer,
+            "redeal": True,
+            "hands": hands,
+        }
+    return {
+        "deal": d.deal,
+        "attempt": d.attempt,
+        "declarer": d.declarer,
+        "contract": d.contract.value,
+        "redeal": False,
+        "scores": list(d.scores),
+        "tricks_won": list(d.tricks_won),
+        "void": d.void,
+        "king": d.king,
+        "hands": hands,
+        "tricks": [
+            {"leader": t.leader, "cards": [card_name(c) for c in t.cards], "winner": t.winner}
+            for t in d.tricks
+        ],
+    }
+
+
+def seat_view(state: GameState, seat: int) -> SeatView:
+    """What `seat` may see now; seat -1 is a spectator (no hand, no legal actions)."""
+    st = state.deal
+    tricks = tuple(PlayedTrick(t.leader, t.cards, t.winner) for t in state.tricks)
+    if state.trick_cards and len(state.trick_cards) < 4 and st is not None:
+        tricks += (PlayedTrick(st.leader, state.trick_cards, None),)
+    hand = 0
+    if 0 <= seat < 4 and state.phase in (Phase.DECLARING, Phase.PLAYING):
+        hand = st.hands[seat] if st is not None else state.hands[seat]
+    result = state.result
+    return SeatView(
+        game_id=state.game_id,
+        seat=seat,
+        players=tuple(occ[-1] for occ in state.occupants) or state.players,
+        rules=state.rules,
+        phase=state.phase,
+        deal_no=state.deal_no,
+        attempt=state.attempt,
+        declarer=state.declarer,
+        hand=hand,
+        contract=st.contract if st is not None else None,
+        tricks=tricks,
+        tricks_won=st.tricks_won if st is not None else (0, 0, 0, 0),
+        deal_scores=deal_scores(st) if st is not None else (0, 0, 0, 0),
+        totals=state.totals,
+        trump_left=state.trump_left,
+        penalty_left=state.penalty_left,
+        uses=state.uses,
+        history=state.completed,
+        to_move=state.to_move,
+        legal=legal_actions(state, seat) if seat >= 0 else (),
+        strikes=state.strikes,
+        winners=result.winners if result else None,
+        ladder_points=tuple(str(p) for p in result.ladder_points) if result else None,
+        king=state.king,
+        commitment=state.commitment,
+        seed=state.seed,
+    )
+
+
+def public_view(state: GameState) -> SeatView:
+    return seat_view(state, -1)

@@ -1,0 +1,1 @@
+"""Sub-commands of `king`: each module here has `register(subparsers)` and is found by name."""
