@@ -1,0 +1,115 @@
+"""Canonical JSON and the hash chain: the exact bytes an auditor recomputes.
+
+Canonical JSON is orjson's compact output with keys sorted (``OPT_SORT_KEYS``), UTF-8, and
+no floats anywhere: a float's text is not stable across languages, an integer's is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any, Final
+
+import orjson
+
+from eventstore.errors import FloatNotAllowedError, NotCanonicalJSONError, PayloadTooLargeError
+
+GENESIS_HASH: Final = "0" * 64
+"""The ``prev_hash`` of every stream's first event."""
+
+MAX_EVENT_BYTES: Final = 64 * 1024
+"""Limit on one event's canonical payload plus canonical meta, in bytes."""
+
+_OPTIONS: Final = orjson.OPT_SORT_KEYS
+_GENESIS_BYTES: Final = bytes(32)
+
+
+def check_json_value(value: object, what: str) -> None:
+    """Raise unless ``value`` holds only dicts (str keys), lists, str, int, bool and None."""
+    stack: list[object] = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        if isinstance(item, str | bool | int) or item is None:
+            continue
+        if isinstance(item, float):
+            raise FloatNotAllowedError(f"{what}: floats are not allowed ({item!r}); use integers")
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    raise NotCanonicalJSONError(f"{what}: object key {key!r} is not a string")
+                push(sub)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        else:
+            raise NotCanonicalJSONError(
+                f"{what}: {type(item).__name__} is not a JSON value (use dict, list, str, int, "
+                "bool or None)"
+            )
+
+
+def canonical_json(value: Mapping[str, Any], what: str = "value") -> bytes:
+    """Encode a JSON object canonically, rejecting floats and anything not plain JSON."""
+    if not isinstance(value, dict):
+        raise NotCanonicalJSONError(f"{what}: must be a JSON object (dict), not {type(value)}")
+    check_json_value(value, what)
+    try:
+        return orjson.dumps(value, option=_OPTIONS)
+    except orjson.JSONEncodeError as exc:  # surrogates, integers beyond 64 bits, deep nesting
+        raise NotCanonicalJSONError(f"{what}: {exc}") from exc
+
+
+def check_size(payload: bytes, meta: bytes) -> None:
+    """Raise `PayloadTooLargeError` when an event exceeds `MAX_EVENT_BYTES`."""
+    size = len(payload) + len(meta)
+    if size > MAX_EVENT_BYTES:
+        raise PayloadTooLargeError(
+            f"event is {size} bytes of canonical payload+meta; the limit is {MAX_EVENT_BYTES}"
+        )
+
+
+def _str(value: str) -> bytes:
+    return orjson.dumps(value)
+
+
+def event_document(
+    *,
+    stream_id: str,
+    version: int,
+    event_id: str,
+    type: str,
+    schema_version: int,
+    payload: bytes,
+    meta: bytes,
+) -> bytes:
+    """The canonical bytes of one event, as hashed.
+
+    Equal to ``orjson.dumps({"event_id", "meta", "payload", "schema_version", "stream_id",
+    "type", "version"}, OPT_SORT_KEYS)``, built by concatenation so the already canonical
+    payload and meta bytes are not encoded twice.
+    """
+    return b"".join(
+        (
+            b'{"event_id":',
+            _str(event_id),
+            b',"meta":',
+            meta,
+            b',"payload":',
+            payload,
+            b',"schema_version":',
+            str(schema_version).encode(),
+            b',"stream_id":',
+            _str(stream_id),
+            b',"type":',
+            _str(type),
+            b',"version":',
+            str(version).encode(),
+            b"}",
+        )
+    )
+
+
+def chain_hash(prev_hash: str, document: bytes) -> str:
+    """``hex(SHA-256(bytes.fromhex(prev_hash) || document))``: one link of a stream's chain."""
+    prev = _GENESIS_BYTES if prev_hash == GENESIS_HASH else bytes.fromhex(prev_hash)
+    return hashlib.sha256(prev + document).hexdigest()

@@ -1,0 +1,129 @@
+"""SQL of the hot paths, compiled once per dialect from the SQLModel tables' Core objects.
+
+Appends and replays run these on the pooled DBAPI connection: SQLAlchemy's per-statement
+execution machinery costs more than SQLite's own work for a one-card append.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import ClauseElement
+
+from eventstore.decoding import EVENT_COLUMNS
+from eventstore.tables import EVENTS, STREAMS
+
+
+@dataclass(frozen=True, slots=True)
+class Statements:
+    """Rendered SQL taking named parameters (dicts) on either driver."""
+
+    begin_write: str | None
+    begin_read: str | None
+    lock: str | None
+    notify: str | None
+    max_position: str
+    one_head: str
+    insert_event: str
+    insert_stream: str
+    update_stream: str
+    stream_from: str
+    stream_range: str
+    all_from: str
+    events_by_id_prefix: str
+    links_from: str
+    placeholder: str
+
+    def events_by_ids(self, count: int) -> str:
+        marks = ", ".join(self.placeholder % f"e{i}" for i in range(count))
+        return f"{self.events_by_id_prefix} ({marks})"
+
+
+def _render(statement: ClauseElement, dialect: Dialect) -> str:
+    return str(statement.compile(dialect=dialect))
+
+
+def compile_statements(kind: str) -> Statements:
+    if kind == "sqlite":
+        dialect: Dialect = sqlite.dialect(paramstyle="named")
+        placeholder = ":%s"
+    else:
+        dialect = PGDialect_psycopg(paramstyle="pyformat")  # type: ignore[no-untyped-call]
+        placeholder = "%%(%s)s"
+    cols = EVENT_COLUMNS
+    c = EVENTS.c
+    head = select(STREAMS.c.version, STREAMS.c.head_hash).where(STREAMS.c.id == bindparam("sid"))
+    update = (
+        STREAMS.update()
+        .where(STREAMS.c.id == bindparam("sid"))
+        .values(
+            version=bindparam("new_version"),
+            head_hash=bindparam("new_head"),
+            updated_at=bindparam("now"),
+        )
+    )
+    stream_from = (
+        select(*cols)
+        .where(c.stream_id == bindparam("sid"), c.version >= bindparam("lo"))
+        .order_by(c.version)
+        .limit(bindparam("lim"))
+        .offset(bindparam("off"))
+    )
+    stream_range = (
+        select(*cols)
+        .where(
+            c.stream_id == bindparam("sid"),
+            c.version >= bindparam("lo"),
+            c.version <= bindparam("hi"),
+        )
+        .order_by(c.version)
+        .limit(bindparam("lim"))
+        .offset(bindparam("off"))
+    )
+    all_from = (
+        select(*cols)
+        .where(c.position >= bindparam("lo"))
+        .order_by(c.position)
+        .limit(bindparam("lim"))
+        .offset(bindparam("off"))
+    )
+    links = (
+        select(
+            c.position,
+            c.version,
+            c.event_id,
+            c.type,
+            c.schema_version,
+            c.payload,
+            c.meta,
+            c.prev_hash,
+            c.hash,
+        )
+        .where(c.stream_id == bindparam("sid"), c.version > bindparam("lo"))
+        .order_by(c.version)
+        .limit(bindparam("lim"))
+        .offset(bindparam("off"))
+    )
+    by_ids = _render(select(*cols), dialect) + f" WHERE {EVENTS.name}.{c.event_id.name} IN"
+    pg = kind != "sqlite"
+    return Statements(
+        begin_write=None if pg else "BEGIN IMMEDIATE",
+        begin_read=None if pg else "BEGIN",
+        lock="SELECT pg_advisory_xact_lock(%(k)s)" if pg else None,
+        notify="SELECT pg_notify(%(channel)s, %(position)s)" if pg else None,
+        max_position=_render(select(func.max(c.position)), dialect),
+        one_head=_render(head, dialect),
+        insert_event=_render(EVENTS.insert(), dialect),
+        insert_stream=_render(STREAMS.insert(), dialect),
+        update_stream=_render(update, dialect),
+        stream_from=_render(stream_from, dialect),
+        stream_range=_render(stream_range, dialect),
+        all_from=_render(all_from, dialect),
+        events_by_id_prefix=by_ids,
+        links_from=_render(links, dialect),
+        placeholder=placeholder,
+    )

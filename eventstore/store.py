@@ -1,0 +1,667 @@
+"""`EventStore`: append with optimistic concurrency, read, subscribe, verify, project, claim.
+
+Appends are serialised (SQLite: BEGIN IMMEDIATE plus a process lock; PostgreSQL: a
+transaction-scoped advisory lock), so global positions are allocated as ``max + 1`` inside the
+lock: dense, and in commit order, so a reader tailing the feed never skips a later commit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import func, select
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError
+
+from eventstore.backends import Engines, StoreSettings, create_engines
+from eventstore.canonical import GENESIS_HASH, canonical_json, chain_hash, event_document
+from eventstore.decoding import as_utc, decode_rows
+from eventstore.errors import (
+    ChainBrokenError,
+    ConflictError,
+    GroupConflict,
+    IdempotencyConflict,
+    InvalidEventError,
+    InvalidNameError,
+    SchemaError,
+    StoreBusy,
+    StreamNotFound,
+    VersionConflict,
+)
+from eventstore.migrate import current_revision, head_revision, upgrade_engines
+from eventstore.projections import ProjectionTransaction
+from eventstore.records import (
+    AppendRequest,
+    ClaimResult,
+    ExpectedVersion,
+    NewEvent,
+    RecordedEvent,
+    StreamInfo,
+    StreamState,
+    VerifyReport,
+    VerifyResult,
+)
+from eventstore.statements import compile_statements
+from eventstore.subscription import CatchUpSubscription
+from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, STREAMS
+from eventstore.upcasting import UpcasterRegistry
+from eventstore.validation import (
+    PreparedAppend,
+    check_non_negative,
+    check_stream_id,
+    prepare,
+    prepare_group,
+)
+from eventstore.verification import ChainChecker, StoredLink
+
+_MAX_POSITION = select(func.max(EVENTS.c.position))
+
+
+def _default_stream_type(stream_id: str) -> str:
+    """``game-42`` → ``game``: the convention when the caller names no type."""
+    head, sep, _ = stream_id.partition("-")
+    return head if sep and head else "stream"
+
+
+class _Head:
+    __slots__ = ("exists", "hash", "version")
+
+    def __init__(self, exists: bool, version: int, hash: str) -> None:
+        self.exists = exists
+        self.version = version
+        self.hash = hash
+
+
+class EventStore:
+    """The append-only, hash-chained event log. Thread-safe; one instance per process."""
+
+    def __init__(self, engines: Engines, *, upcasters: UpcasterRegistry | None = None) -> None:
+        self._engines = engines
+        self.upcasters = upcasters or UpcasterRegistry()
+        self._pg = engines.kind == "postgresql"
+        # SQLite: threads of one process queue here instead of in SQLite's busy handler;
+        # memory: the single shared connection must never be used by two threads at once.
+        self._write_lock: AbstractContextManager[Any] = (
+            nullcontext() if self._pg else threading.RLock()
+        )
+        self._read_lock: AbstractContextManager[Any] = (
+            self._write_lock if engines.memory else nullcontext()
+        )
+        self._sql = compile_statements(engines.kind)
+        self._dbapi: Any = engines.write.dialect.loaded_dbapi
+        self._writer: Any = None
+
+    # ----------------------------------------------------------------- opening
+
+    @classmethod
+    def open(
+        cls,
+        url: str | URL = "sqlite://",
+        *,
+        create: bool | None = None,
+        upcasters: UpcasterRegistry | None = None,
+        settings: StoreSettings | None = None,
+    ) -> EventStore:
+        """Open the store at `url`; `create` runs the migrations (default: yes for SQLite)."""
+        engines = create_engines(url, settings)
+        try:
+            if create if create is not None else engines.kind == "sqlite":
+                upgrade_engines(engines)
+            else:
+                found = current_revision(engines.write)
+                if found != head_revision():
+                    raise SchemaError(
+                        f"database schema is at {found!r}, this code needs {head_revision()!r}: "
+                        "run `king db upgrade` (eventstore.migrate.upgrade)"
+                    )
+        except BaseException:
+            engines.dispose()
+            raise
+        return cls(engines, upcasters=upcasters)
+
+    @property
+    def engines(self) -> Engines:
+        return self._engines
+
+    @property
+    def backend(self) -> str:
+        return "sqlite-memory" if self._engines.memory else self._engines.kind
+
+    def close(self) -> None:
+        with self._write_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+        self._engines.dispose()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- writing
+
+    def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: ExpectedVersion,
+        *,
+        stream_type: str | None = None,
+        stream_metadata: dict[str, Any] | None = None,
+    ) -> list[RecordedEvent]:
+        """Append `events` to `stream_id` if its version is `expected_version`.
+
+        Retrying with the same event ids and content returns the originally recorded events;
+        the same ids with other content raise `IdempotencyConflict`. `stream_type` and
+        `stream_metadata` are stored when the stream is created and ignored afterwards.
+        """
+        item = prepare(stream_id, events, expected_version, set())
+        meta = self._stream_extra(stream_type, stream_metadata)
+        try:
+            return self._write([item], {item.stream_id: meta})[0]
+        except GroupConflict as exc:
+            raise exc.cause from None
+
+    def append_many(
+        self,
+        requests: Sequence[AppendRequest | tuple[str, Sequence[NewEvent], ExpectedVersion]],
+    ) -> list[list[RecordedEvent]]:
+        """Group commit: every request checked, all written in one transaction, or none.
+
+        A conflict in any item raises `GroupConflict` naming the item's index (and its cause)
+        and writes nothing. Items whose events are already recorded identically (a retried
+        group) count as done and return their recorded events.
+        """
+        items = prepare_group(requests)
+        return self._write(items, {})
+
+    def _stream_extra(
+        self, stream_type: str | None, metadata: dict[str, Any] | None
+    ) -> tuple[str | None, str]:
+        if stream_type is not None and (not isinstance(stream_type, str) or not stream_type):
+            raise InvalidEventError("stream_type must be a non-empty string")
+        body = canonical_json(metadata if metadata is not None else {}, "stream_metadata")
+        return stream_type, body.decode()
+
+    def _write(
+        self, items: list[PreparedAppend], extras: dict[str, tuple[str | None, str]]
+    ) -> list[list[RecordedEvent]]:
+        dbapi = self._dbapi
+        try:
+            try:
+                return self._write_tx(items, extras, careful=False)
+            except dbapi.IntegrityError:
+                # An event id already exists although the version matched (a retry with ANY,
+                # or ids reused): look every id up first this time.
+                try:
+                    return self._write_tx(items, extras, careful=True)
+                except dbapi.IntegrityError as exc:
+                    raise ConflictError(f"concurrent write raced this append: {exc}") from exc
+        except dbapi.OperationalError as exc:
+            message = str(exc).lower()
+            if "locked" in message or "lock timeout" in message or "busy" in message:
+                raise StoreBusy(f"database busy: {exc}") from exc
+            raise
+
+    @contextmanager
+    def _raw(self, *, write: bool, snapshot: bool = False) -> Iterator[Any]:
+        """A DBAPI cursor inside a transaction, committed on success, rolled back on error.
+
+        SQLite writes reuse one dedicated connection (writes are serialised by the process
+        lock anyway), which spares the pool's checkout and reset on the hot path.
+        """
+        st = self._sql
+        dedicated = write and not self._pg
+        with self._write_lock if write else self._read_lock:
+            if dedicated:
+                if self._writer is None:
+                    self._writer = self._engines.write.raw_connection()
+                conn = self._writer
+            else:
+                conn = (self._engines.write if write else self._engines.read).raw_connection()
+            try:
+                cur = conn.cursor()
+                begin = st.begin_write if write else (st.begin_read if snapshot else None)
+                if begin is not None:
+                    cur.execute(begin)
+                yield cur
+                if write:
+                    conn.commit()
+                elif snapshot:
+                    conn.rollback()
+            except BaseException:
+                conn.rollback()
+                raise
+            finally:
+                if not dedicated:
+                    conn.close()
+
+    def _write_tx(
+        self,
+        items: list[PreparedAppend],
+        extras: dict[str, tuple[str | None, str]],
+        *,
+        careful: bool,
+    ) -> list[list[RecordedEvent]]:
+        st = self._sql
+        with self._raw(write=True) as cur:
+            if st.lock is not None:
+                cur.execute(st.lock, {"k": self._engines.advisory_lock_key})
+            cur.execute(st.max_position)
+            position = cur.fetchone()[0] or 0
+            heads = self._heads(cur, items)
+            now = datetime.now(UTC)
+            stamp: object = now if self._pg else now.replace(tzinfo=None).isoformat(" ")
+            results: list[list[RecordedEvent]] = []
+            event_rows: list[dict[str, Any]] = []
+            new_streams: dict[str, dict[str, Any]] = {}
+            updated: dict[str, dict[str, Any]] = {}
+            loads = orjson.loads
+            for index, item in enumerate(items):
+                sid = item.stream_id
+                head = heads[sid]
+                try:
+                    existing = self._already_recorded(cur, item) if careful else None
+                    if existing is None:
+                        expected = item.expected
+                        if expected is StreamState.NO_STREAM:
+                            expected = 0
+                        if expected is not StreamState.ANY and expected != head.version:
+                            existing = self._already_recorded(cur, item)
+                            if existing is None:
+                                raise VersionConflict(sid, item.expected, head.version)
+                except ConflictError as exc:
+                    raise GroupConflict(index, exc) from None
+                if existing is not None:
+                    results.append(existing)
+                    continue
+                recorded: list[RecordedEvent] = []
+                prev, version = head.hash, head.version
+                for e in item.events:
+                    position += 1
+                    version += 1
+                    digest = chain_hash(
+                        prev,
+                        event_document(
+                            stream_id=sid,
+                            version=version,
+                            event_id=e.event_id,
+                            type=e.type,
+                            schema_version=e.schema_version,
+                            payload=e.payload,
+                            meta=e.meta,
+                        ),
+                    )
+                    event_rows.append(
+                        {
+                            "position": position,
+                            "stream_id": sid,
+                            "version": version,
+                            "event_id": e.event_id,
+                            "type": e.type,
+                            "schema_version": e.schema_version,
+                            "payload": e.payload.decode(),
+                            "meta": e.meta.decode(),
+                            "recorded_at": stamp,
+                            "prev_hash": prev,
+                            "hash": digest,
+                        }
+                    )
+                    recorded.append(
+                        RecordedEvent(
+                            position,
+                            sid,
+                            version,
+                            e.event_id,
+                            e.type,
+                            e.schema_version,
+                            loads(e.payload),
+                            loads(e.meta),
+                            now,
+                            prev,
+                            digest,
+                        )
+                    )
+                    prev = digest
+                results.append(recorded)
+                if sid in new_streams:
+                    new_streams[sid]["version"] = version
+                    new_streams[sid]["head_hash"] = prev
+                elif not head.exists:
+                    stream_type, metadata = extras.get(sid, (None, "{}"))
+                    new_streams[sid] = {
+                        "id": sid,
+                        "type": stream_type or _default_stream_type(sid),
+                        "version": version,
+                        "head_hash": prev,
+                        "metadata": metadata,
+                        "created_at": stamp,
+                        "updated_at": stamp,
+                    }
+                else:
+                    updated[sid] = {
+                        "sid": sid,
+                        "new_version": version,
+                        "new_head": prev,
+                        "now": stamp,
+                    }
+                heads[sid] = _Head(True, version, prev)
+            if event_rows:
+                if len(event_rows) == 1:
+                    cur.execute(st.insert_event, event_rows[0])
+                else:
+                    cur.executemany(st.insert_event, event_rows)
+                for row in new_streams.values():
+                    cur.execute(st.insert_stream, row)
+                for row in updated.values():
+                    cur.execute(st.update_stream, row)
+                if st.notify is not None:
+                    channel = self._engines.settings.notify_channel
+                    cur.execute(st.notify, {"channel": channel, "position": str(position)})
+            return results
+
+    def _heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
+        heads: dict[str, _Head] = {}
+        for item in items:
+            sid = item.stream_id
+            if sid in heads:
+                continue
+            cur.execute(self._sql.one_head, {"sid": sid})
+            row = cur.fetchone()
+            heads[sid] = _Head(False, 0, GENESIS_HASH) if row is None else _Head(True, *row)
+        return heads
+
+    def _already_recorded(self, cur: Any, item: PreparedAppend) -> list[RecordedEvent] | None:
+        """The recorded events when `item` is a retry of a committed append, else None.
+
+        Raises `IdempotencyConflict` when some ids exist but not as exactly this append.
+        """
+        ids = [e.event_id for e in item.events]
+        cur.execute(self._sql.events_by_ids(len(ids)), {f"e{i}": v for i, v in enumerate(ids)})
+        rows = {row[3]: row for row in cur.fetchall()}
+        if not rows:
+            return None
+        sid = item.stream_id
+        first_version: int | None = None
+        for offset, e in enumerate(item.events):
+            row = rows.get(e.event_id)
+            if row is None:
+                raise IdempotencyConflict(
+                    sid, e.event_id, "is new but others of the same append were already recorded"
+                )
+            _pos, row_sid, row_version, _eid, row_type, row_sv, row_payload, row_meta = row[:8]
+            if row_sid != sid:
+                raise IdempotencyConflict(sid, e.event_id, f"is recorded in {row_sid!r}")
+            if first_version is None:
+                first_version = row_version
+            same = (
+                row_version == first_version + offset
+                and row_type == e.type
+                and row_sv == e.schema_version
+                and row_payload == e.payload.decode()
+                and row_meta == e.meta.decode()
+            )
+            if not same:
+                raise IdempotencyConflict(sid, e.event_id, "was recorded with different content")
+        return decode_rows([rows[e.event_id] for e in item.events], None)
+
+    # ----------------------------------------------------------------- reading
+
+    def read_stream(
+        self,
+        stream_id: str,
+        from_version: int = 1,
+        *,
+        to_version: int | None = None,
+        limit: int | None = None,
+        upcast: bool = True,
+        must_exist: bool = False,
+        verify: bool = False,
+    ) -> list[RecordedEvent]:
+        """The stream's events with `from_version <= version [<= to_version]`, in order.
+
+        An unknown stream reads as empty, unless `must_exist` asks for `StreamNotFound`.
+        `verify=True` recomputes the hash chain over the rows read (linking from the first
+        row's prev_hash when `from_version > 1`) and raises `ChainBrokenError` on a bad one:
+        one query, one pass, for replays that must be trustworthy.
+        """
+        sid = check_stream_id(stream_id)
+        params: dict[str, Any] = {
+            "sid": sid,
+            "lo": check_non_negative(from_version, "from_version"),
+            "lim": -1 if limit is None else check_non_negative(limit, "limit"),
+            "off": 0,
+        }
+        if self._pg and limit is None:
+            params["lim"] = None
+        sql = self._sql.stream_from
+        if to_version is not None:
+            params["hi"] = check_non_negative(to_version, "to_version")
+            sql = self._sql.stream_range
+        with self._raw(write=False) as cur:
+            cur.execute(sql, params)
+            rows = cur.fetchall()
+        if not rows and must_exist and self.stream_info(sid) is None:
+            raise StreamNotFound(sid)
+        if verify and rows:
+            first = rows[0]
+            checker = ChainChecker(
+                sid, expected_version=first[2], prev_hash=first[9], prev_position=first[0] - 1
+            )
+            if not checker.feed(
+                StoredLink(r[0], r[2], r[3], r[4], r[5], r[6], r[7], r[9], r[10]) for r in rows
+            ):
+                raise ChainBrokenError(checker.failure)
+        return decode_rows(rows, self.upcasters if upcast else None)
+
+    def read_all(
+        self, from_position: int = 1, *, limit: int = 1000, upcast: bool = True
+    ) -> list[RecordedEvent]:
+        """Up to `limit` events of the global feed with `position >= from_position`."""
+        params = {
+            "lo": check_non_negative(from_position, "from_position"),
+            "lim": check_non_negative(limit, "limit"),
+            "off": 0,
+        }
+        with self._raw(write=False) as cur:
+            cur.execute(self._sql.all_from, params)
+            rows = cur.fetchall()
+        return decode_rows(rows, self.upcasters if upcast else None)
+
+    def iter_all(
+        self, from_position: int = 1, *, batch_size: int = 1000, upcast: bool = True
+    ) -> Iterator[RecordedEvent]:
+        """The feed from `from_position` to its current end, read in batches."""
+        position = from_position
+        while True:
+            batch = self.read_all(position, limit=batch_size, upcast=upcast)
+            yield from batch
+            if len(batch) < batch_size:
+                return
+            position = batch[-1].position + 1
+
+    def head_position(self) -> int:
+        """The last global position (0 when the store is empty)."""
+        with self._read_lock, self._engines.read.connect() as conn:
+            return conn.execute(_MAX_POSITION).scalar() or 0
+
+    def stream_info(self, stream_id: str) -> StreamInfo | None:
+        """The stream's row, or None when it has no events."""
+        sid = check_stream_id(stream_id)
+        query = select(STREAMS).where(STREAMS.c.id == sid)
+        with self._read_lock, self._engines.read.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            return None
+        return StreamInfo(
+            stream_id=row.id,
+            type=row.type,
+            version=row.version,
+            head_hash=row.head_hash,
+            metadata=orjson.loads(row.metadata),
+            created_at=as_utc(row.created_at),
+            updated_at=as_utc(row.updated_at),
+        )
+
+    def stream_version(self, stream_id: str) -> int:
+        """The stream's current version (0 when it has no events)."""
+        info = self.stream_info(stream_id)
+        return 0 if info is None else info.version
+
+    def subscribe(
+        self,
+        from_position: int = 1,
+        *,
+        batch_size: int = 500,
+        poll_interval: float = 0.5,
+        upcast: bool = True,
+    ) -> CatchUpSubscription:
+        """A catch-up subscription: iterate it to get every event from `from_position` on."""
+        check_non_negative(from_position, "from_position")
+        return CatchUpSubscription(
+            self, from_position, batch_size=batch_size, poll_interval=poll_interval, upcast=upcast
+        )
+
+    # ----------------------------------------------------------------- verifying
+
+    def verify(self, stream_id: str, *, batch_size: int = 2000) -> VerifyResult:
+        """Recompute the stream's chain; report the first event whose hash or link is wrong.
+
+        Also catches version gaps, rows whose positions are out of version order, and a stream
+        row that disagrees with the last event (a dropped tail). Unknown stream:
+        `StreamNotFound`.
+        """
+        sid = check_stream_id(stream_id)
+        st = self._sql
+        with self._raw(write=False, snapshot=True) as cur:
+            cur.execute(st.one_head, {"sid": sid})
+            head = cur.fetchone()
+            checker = ChainChecker(sid)
+            last_version = 0
+            while True:
+                params = {"sid": sid, "lo": last_version, "lim": batch_size, "off": 0}
+                cur.execute(st.links_from, params)
+                rows = cur.fetchall()
+                if not rows:
+                    break
+                if not checker.feed(StoredLink(*row) for row in rows):
+                    return checker.finish(None, None)
+                last_version = rows[-1][1]
+                if len(rows) < batch_size:
+                    break
+        if head is None and checker.checked == 0:
+            raise StreamNotFound(sid)
+        if head is None:
+            return checker.finish(None, None)
+        return checker.finish(head[0], head[1])
+
+    def verify_all(self) -> VerifyReport:
+        """Verify every stream, and that global positions run 1..N without a gap."""
+        with self._read_lock, self._engines.read.connect() as conn:
+            sids = set(conn.execute(select(STREAMS.c.id)).scalars())
+            sids.update(conn.execute(select(EVENTS.c.stream_id).distinct()).scalars())
+            count, low, high = conn.execute(
+                select(func.count(), func.min(EVENTS.c.position), func.max(EVENTS.c.position))
+            ).one()
+        failures = []
+        checked = 0
+        for sid in sorted(sids):
+            result = self.verify(sid)
+            checked += result.events_checked
+            if not result.ok:
+                failures.append(result)
+        feed_problem = None
+        if count and (low != 1 or high != count):
+            feed_problem = (
+                f"global positions are not dense: {count} events span positions {low}..{high}"
+            )
+        return VerifyReport(
+            ok=not failures and feed_problem is None,
+            streams_checked=len(sids),
+            events_checked=checked,
+            failures=tuple(failures),
+            feed_problem=feed_problem,
+        )
+
+    # ----------------------------------------------------------------- projections
+
+    @contextmanager
+    def projection_transaction(self, name: str) -> Iterator[ProjectionTransaction]:
+        """One transaction for a projection's own writes and its tracked position.
+
+        ``with store.projection_transaction("standings") as tx:`` read `tx.last_position`,
+        write through `tx.connection` (or `tx.session`), call `tx.advance(position)`. Leaving
+        the block commits both; an exception rolls both back.
+        """
+        _check_name(name)
+        with self._write_lock, self._engines.write.connect() as conn, conn.begin():
+            query = select(PROJECTIONS.c.position).where(PROJECTIONS.c.name == name)
+            if self._pg:
+                query = query.with_for_update()
+            row = conn.execute(query).first()
+            tx = ProjectionTransaction(conn, name, 0 if row is None else row[0])
+            yield tx
+            tx.close_session()
+            if tx.position != tx.last_position or row is None:
+                now = datetime.now(UTC)
+                if row is None:
+                    conn.execute(
+                        PROJECTIONS.insert(),
+                        {"name": name, "position": tx.position, "updated_at": now},
+                    )
+                else:
+                    conn.execute(
+                        PROJECTIONS.update()
+                        .where(PROJECTIONS.c.name == name)
+                        .values(position=tx.position, updated_at=now)
+                    )
+
+    def projection_position(self, name: str) -> int:
+        """The last position the projection recorded (0 when it never ran)."""
+        _check_name(name)
+        query = select(PROJECTIONS.c.position).where(PROJECTIONS.c.name == name)
+        with self._read_lock, self._engines.read.connect() as conn:
+            return conn.execute(query).scalar() or 0
+
+    def reset_projection(self, name: str) -> None:
+        """Forget the projection's position, so it rebuilds from position 1."""
+        _check_name(name)
+        with self._write_lock, self._engines.write.begin() as conn:
+            conn.execute(PROJECTIONS.delete().where(PROJECTIONS.c.name == name))
+
+    # ----------------------------------------------------------------- claims
+
+    def claim(self, key: str, owner: str) -> ClaimResult:
+        """Take `key` for `owner` unless someone already holds it (idempotent job claims)."""
+        _check_name(key, what="claim key", limit=300)
+        _check_name(owner, what="claim owner")
+        now = datetime.now(UTC)
+        try:
+            with self._write_lock, self._engines.write.begin() as conn:
+                conn.execute(CLAIMS.insert(), {"key": key, "owner": owner, "claimed_at": now})
+            return ClaimResult(key, owner, now, acquired=True)
+        except IntegrityError:
+            held = self.get_claim(key)
+            assert held is not None  # claims are never deleted
+            return held
+
+    def get_claim(self, key: str) -> ClaimResult | None:
+        """Who holds `key`, or None."""
+        _check_name(key, what="claim key", limit=300)
+        with self._read_lock, self._engines.read.connect() as conn:
+            row = conn.execute(select(CLAIMS).where(CLAIMS.c.key == key)).first()
+        if row is None:
+            return None
+        return ClaimResult(row.key, row.owner, as_utc(row.claimed_at), acquired=False)
+
+
+def _check_name(value: object, *, what: str = "projection name", limit: int = NAME_MAX) -> None:
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise InvalidNameError(f"{what} must be a non-empty string of at most {limit} characters")

@@ -1,0 +1,106 @@
+"""The store's tables as SQLModel models; the hot path uses their Core `Table` objects.
+
+The schema itself is owned by the Alembic migrations in `eventstore/migrations`; these models
+must match them (a test compares the two).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlmodel import Field, SQLModel
+
+# SQLite only treats "INTEGER PRIMARY KEY" as the rowid alias (fast and compact).
+_BIG_ID = BigInteger().with_variant(Integer(), "sqlite")
+
+STREAM_ID_MAX = 200
+EVENT_ID_MAX = 100
+TYPE_MAX = 200
+CLAIM_KEY_MAX = 300
+NAME_MAX = 200
+
+
+class StreamRow(SQLModel, table=True):
+    """One row per stream: its version (= number of events) and the hash of its last event."""
+
+    __tablename__: ClassVar[str] = "streams"
+
+    id: str = Field(sa_column=Column("id", String(STREAM_ID_MAX), primary_key=True))
+    type: str = Field(sa_column=Column("type", String(TYPE_MAX), nullable=False))
+    version: int = Field(sa_column=Column("version", BigInteger, nullable=False))
+    head_hash: str = Field(sa_column=Column("head_hash", String(64), nullable=False))
+    stream_metadata: str = Field(sa_column=Column("metadata", Text, nullable=False))
+    created_at: datetime = Field(
+        sa_column=Column("created_at", DateTime(timezone=True), nullable=False)
+    )
+    updated_at: datetime = Field(
+        sa_column=Column("updated_at", DateTime(timezone=True), nullable=False)
+    )
+
+
+class EventRow(SQLModel, table=True):
+    """One row per event; `position` is the global, dense, commit-ordered feed index."""
+
+    __tablename__: ClassVar[str] = "events"
+    __table_args__ = (
+        UniqueConstraint("stream_id", "version", name="uq_events_stream_version"),
+        UniqueConstraint("event_id", name="uq_events_event_id"),
+    )
+
+    position: int = Field(
+        sa_column=Column("position", _BIG_ID, primary_key=True, autoincrement=False)
+    )
+    stream_id: str = Field(sa_column=Column("stream_id", String(STREAM_ID_MAX), nullable=False))
+    version: int = Field(sa_column=Column("version", BigInteger, nullable=False))
+    event_id: str = Field(sa_column=Column("event_id", String(EVENT_ID_MAX), nullable=False))
+    type: str = Field(sa_column=Column("type", String(TYPE_MAX), nullable=False))
+    schema_version: int = Field(sa_column=Column("schema_version", Integer, nullable=False))
+    payload: str = Field(sa_column=Column("payload", Text, nullable=False))
+    meta: str = Field(sa_column=Column("meta", Text, nullable=False))
+    recorded_at: datetime = Field(
+        sa_column=Column("recorded_at", DateTime(timezone=True), nullable=False)
+    )
+    prev_hash: str = Field(sa_column=Column("prev_hash", String(64), nullable=False))
+    hash: str = Field(sa_column=Column("hash", String(64), nullable=False))
+
+
+class ProjectionRow(SQLModel, table=True):
+    """A projection's (consumer's) last processed global position."""
+
+    __tablename__: ClassVar[str] = "projections"
+
+    name: str = Field(sa_column=Column("name", String(NAME_MAX), primary_key=True))
+    position: int = Field(sa_column=Column("position", BigInteger, nullable=False))
+    updated_at: datetime = Field(
+        sa_column=Column("updated_at", DateTime(timezone=True), nullable=False)
+    )
+
+
+class ClaimRow(SQLModel, table=True):
+    """An idempotent claim: the first owner to insert a key holds it."""
+
+    __tablename__: ClassVar[str] = "claims"
+
+    key: str = Field(sa_column=Column("key", String(CLAIM_KEY_MAX), primary_key=True))
+    owner: str = Field(sa_column=Column("owner", String(NAME_MAX), nullable=False))
+    claimed_at: datetime = Field(
+        sa_column=Column("claimed_at", DateTime(timezone=True), nullable=False)
+    )
+
+
+STREAMS: Table = SQLModel.metadata.tables["streams"]
+EVENTS: Table = SQLModel.metadata.tables["events"]
+PROJECTIONS: Table = SQLModel.metadata.tables["projections"]
+CLAIMS: Table = SQLModel.metadata.tables["claims"]
+STORE_TABLES: tuple[Table, ...] = (STREAMS, EVENTS, PROJECTIONS, CLAIMS)
