@@ -1,0 +1,111 @@
+"""The strong strategy: perfect-information Monte Carlo over sampled deals.
+
+For a card decision it deals the unseen cards many times, consistently with everything the
+seat knows (knowledge.py, sampling.py), and in each sampled deal plays every distinct legal
+card and then the rest of the deal with the rollout policy on the bitmask DealState. All
+candidate cards see the same sampled deals, so their difference is measured, not their luck.
+The card with the best mean deal value (own points minus the others' mean, with the King's
+weight) is played. Contract choice uses the heuristic's hand evaluation.
+
+Search stops at a time budget per decision (read with time.perf_counter: the strategy may read
+the clock, the domain may not) or, for exact reproducibility, after a fixed number of samples.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from domain.contracts import CONTRACT_INFO
+from domain.deal import play
+from domain.game import Phase
+from domain.view import Action, SeatView
+from tournament.strategies.base import register
+from tournament.strategies.heuristic import declare
+from tournament.strategies.knowledge import Knowledge, knowledge_of
+from tournament.strategies.rollout import deal_value, rollout
+from tournament.strategies.sampling import sample_hands
+
+DEFAULT_BUDGET_MS = 200.0
+MIN_SAMPLES = 4
+
+
+def distinct_cards(k: Knowledge, legal: int) -> list[int]:
+    """One card of each group of equivalent legal cards, lowest first.
+
+    Two cards of a suit are equivalent when no unseen card lies between them and both are, or
+    both are not, penalty cards: whichever is played, the deal goes the same way.
+    """
+    pen = CONTRACT_INFO[k.state.contract].penalty_cards
+    out = k.out
+    reps: list[int] = []
+    prev = -1
+    m = legal
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        m ^= low
+        if (
+            prev >= 0
+            and prev // 13 == c // 13
+            and not out & (low - (2 << prev))
+            and bool(pen >> prev & 1) == bool(pen & low)
+        ):
+            prev = c
+            continue
+        reps.append(c)
+        prev = c
+    return reps
+
+
+@register("strong", options=("budget_ms", "rollouts"))
+class StrongStrategy:
+    """Sampling plus rollouts within `budget_ms` per decision, or exactly `rollouts` samples."""
+
+    name = "strong"
+
+    def __init__(
+        self, seed: int, budget_ms: float = DEFAULT_BUDGET_MS, rollouts: float = 0
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.budget = budget_ms / 1000.0
+        self.samples = int(rollouts)
+
+    def __call__(self, view: SeatView) -> Action:
+        if len(view.legal) == 1:
+            return view.legal[0]
+        if view.phase is Phase.DECLARING:
+            return declare(view)
+        return self.play(view)
+
+    def play(self, view: SeatView) -> Action:
+        start = time.perf_counter()
+        legal = 0
+        by_card: dict[int, Action] = {}
+        for action in view.legal:
+            legal |= 1 << action.card
+            by_card[action.card] = action
+        k = knowledge_of(view)
+        cards = distinct_cards(k, legal)
+        if len(cards) == 1:
+            return by_card[cards[0]]
+        seat = k.seat
+        totals = [0.0] * len(cards)
+        done = 0
+        base = k.state
+        while True:
+            hands = sample_hands(seat, view.hand, k.out, k.possible, k.counts, self.rng)
+            world = base._replace(hands=hands)
+            for i, c in enumerate(cards):
+                totals[i] += deal_value(rollout(play(world, c)), seat)
+            done += 1
+            if self.samples:
+                if done >= self.samples:
+                    break
+            else:
+                # Stop before a sample that would likely overrun the budget.
+                spent = time.perf_counter() - start
+                if done >= MIN_SAMPLES and spent * (done + 1) / done >= self.budget:
+                    break
+        best = max(range(len(cards)), key=lambda i: totals[i])
+        return by_card[cards[best]]
