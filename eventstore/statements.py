@@ -35,7 +35,7 @@ class Statements:
     stream_range: str
     all_from: str
     events_by_id_prefix: str
-    links_from: str
+    stream_after: str
     placeholder: str
 
     def events_by_ids(self, count: int) -> str:
@@ -92,17 +92,7 @@ def compile_statements(kind: str) -> Statements:
         .offset(bindparam("off"))
     )
     links = (
-        select(
-            c.position,
-            c.version,
-            c.event_id,
-            c.type,
-            c.schema_version,
-            c.payload,
-            c.meta,
-            c.prev_hash,
-            c.hash,
-        )
+        select(*cols)
         .where(c.stream_id == bindparam("sid"), c.version > bindparam("lo"))
         .order_by(c.version)
         .limit(bindparam("lim"))
@@ -124,6 +114,6 @@ def compile_statements(kind: str) -> Statements:
         stream_range=_render(stream_range, dialect),
         all_from=_render(all_from, dialect),
         events_by_id_prefix=by_ids,
-        links_from=_render(links, dialect),
+        stream_after=_render(links, dialect),
         placeholder=placeholder,
     )

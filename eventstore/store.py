@@ -57,7 +57,7 @@ from eventstore.validation import (
     prepare,
     prepare_group,
 )
-from eventstore.verification import ChainChecker, StoredLink
+from eventstore.verification import ChainChecker
 
 _MAX_POSITION = select(func.max(EVENTS.c.position))
 
@@ -455,9 +455,7 @@ class EventStore:
             checker = ChainChecker(
                 sid, expected_version=first[2], prev_hash=first[9], prev_position=first[0] - 1
             )
-            if not checker.feed(
-                StoredLink(r[0], r[2], r[3], r[4], r[5], r[6], r[7], r[9], r[10]) for r in rows
-            ):
+            if not checker.feed(rows):
                 raise ChainBrokenError(checker.failure)
         return decode_rows(rows, self.upcasters if upcast else None)
 
@@ -547,13 +545,13 @@ class EventStore:
             last_version = 0
             while True:
                 params = {"sid": sid, "lo": last_version, "lim": batch_size, "off": 0}
-                cur.execute(st.links_from, params)
+                cur.execute(st.stream_after, params)
                 rows = cur.fetchall()
                 if not rows:
                     break
-                if not checker.feed(StoredLink(*row) for row in rows):
+                if not checker.feed(rows):
                     return checker.finish(None, None)
-                last_version = rows[-1][1]
+                last_version = rows[-1][2]
                 if len(rows) < batch_size:
                     break
         if head is None and checker.checked == 0:

@@ -1,32 +1,27 @@
-"""Recompute a stream's hash chain from its stored rows and name the first bad event."""
+"""Recompute a stream's hash chain from its stored rows and name the first bad event.
+
+Rows are the store's event rows in version order: (position, stream_id, version, event_id,
+type, schema_version, payload, meta, recorded_at, prev_hash, hash).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from eventstore.canonical import GENESIS_HASH, chain_hash, event_document
+import orjson
+
+from eventstore.canonical import GENESIS_HASH
 from eventstore.records import VerifyResult
 
-
-@dataclass(frozen=True, slots=True)
-class StoredLink:
-    """The columns of one stored event that the chain check reads."""
-
-    position: int
-    version: int
-    event_id: str
-    type: str
-    schema_version: int
-    payload: str
-    meta: str
-    prev_hash: str
-    hash: str
+_GENESIS_BYTES = bytes(32)
 
 
 @dataclass(slots=True)
 class ChainChecker:
-    """Feed links in version order with `feed`; the first failure is kept in `failure`."""
+    """Feed row batches in version order; the first failure is kept in `failure`."""
 
     stream_id: str
     expected_version: int = 1
@@ -35,55 +30,80 @@ class ChainChecker:
     checked: int = 0
     failure: VerifyResult | None = None
 
-    def _fail(self, link: StoredLink | None, version: int, reason: str) -> bool:
+    def _fail(self, position: int | None, version: int, reason: str) -> bool:
         self.failure = VerifyResult(
             self.stream_id,
             ok=False,
             events_checked=self.checked,
             version=version,
-            position=None if link is None else link.position,
+            position=position,
             reason=reason,
         )
         return False
 
-    def feed(self, links: Iterable[StoredLink]) -> bool:
-        """Check the next links; False (and `failure` set) at the first bad one."""
+    def feed(self, rows: Sequence[Any]) -> bool:
+        """Check the next rows; False (and `failure` set) at the first bad one.
+
+        The hashed document is built by concatenation, exactly as
+        `eventstore.canonical.event_document` does, inlined here because replays are hot.
+        """
         if self.failure is not None:
             return False
-        sid = self.stream_id
-        for link in links:
-            if link.version != self.expected_version:
+        dumps, sha256, fromhex = orjson.dumps, hashlib.sha256, bytes.fromhex
+        sid_bytes = dumps(self.stream_id)
+        expected, prev, prev_pos = self.expected_version, self.prev_hash, self.prev_position
+        for row in rows:
+            position, _sid, version, eid, typ, sv, payload, meta, _at, link, digest = row
+            if version != expected:
+                self._advance(expected, prev, prev_pos)
                 return self._fail(
-                    link,
-                    self.expected_version,
-                    f"version gap: expected version {self.expected_version}, "
-                    f"found {link.version} (event missing or reordered)",
+                    position,
+                    expected,
+                    f"version gap: expected version {expected}, found {version} "
+                    "(event missing or reordered)",
                 )
-            if link.position <= self.prev_position:
+            if position <= prev_pos:
+                self._advance(expected, prev, prev_pos)
                 return self._fail(
-                    link,
-                    link.version,
-                    f"position {link.position} does not follow position {self.prev_position} "
-                    "of the previous version (rows reordered)",
+                    position,
+                    version,
+                    f"position {position} does not follow position {prev_pos} of the "
+                    "previous version (rows reordered)",
                 )
-            if link.prev_hash != self.prev_hash:
-                return self._fail(link, link.version, "prev_hash does not match the previous hash")
-            document = event_document(
-                stream_id=sid,
-                version=link.version,
-                event_id=link.event_id,
-                type=link.type,
-                schema_version=link.schema_version,
-                payload=link.payload.encode(),
-                meta=link.meta.encode(),
+            if link != prev:
+                self._advance(expected, prev, prev_pos)
+                return self._fail(position, version, "prev_hash does not match the previous hash")
+            document = b"".join(
+                (
+                    b'{"event_id":',
+                    dumps(eid),
+                    b',"meta":',
+                    meta.encode(),
+                    b',"payload":',
+                    payload.encode(),
+                    b',"schema_version":',
+                    str(sv).encode(),
+                    b',"stream_id":',
+                    sid_bytes,
+                    b',"type":',
+                    dumps(typ),
+                    b',"version":',
+                    str(version).encode(),
+                    b"}",
+                )
             )
-            if chain_hash(link.prev_hash, document) != link.hash:
-                return self._fail(link, link.version, "hash does not match the event's content")
-            self.prev_hash = link.hash
-            self.prev_position = link.position
-            self.expected_version += 1
-            self.checked += 1
+            head = _GENESIS_BYTES if prev == GENESIS_HASH else fromhex(prev)
+            if sha256(head + document).hexdigest() != digest:
+                self._advance(expected, prev, prev_pos)
+                return self._fail(position, version, "hash does not match the event's content")
+            prev, prev_pos = digest, position
+            expected += 1
+        self._advance(expected, prev, prev_pos)
         return True
+
+    def _advance(self, expected: int, prev: str, prev_pos: int) -> None:
+        self.checked += expected - self.expected_version
+        self.expected_version, self.prev_hash, self.prev_position = expected, prev, prev_pos
 
     def finish(self, head_version: int | None, head_hash: str | None) -> VerifyResult:
         """Compare the end of the chain with the stream row (catches a dropped tail)."""
@@ -92,17 +112,13 @@ class ChainChecker:
         last = self.expected_version - 1
         if head_version is None:
             if self.checked:
-                return self._result_fail(last + 1, "events exist but the stream row is missing")
+                self._fail(None, last + 1, "events exist but the stream row is missing")
         elif head_version != last:
-            return self._result_fail(
+            self._fail(
+                None,
                 last + 1,
                 f"stream row says version {head_version} but the events end at version {last}",
             )
         elif head_hash != self.prev_hash:
-            return self._result_fail(last, "stream row's head hash differs from the last hash")
-        return VerifyResult(self.stream_id, ok=True, events_checked=self.checked)
-
-    def _result_fail(self, version: int, reason: str) -> VerifyResult:
-        self._fail(None, version, reason)
-        assert self.failure is not None
-        return self.failure
+            self._fail(None, last, "stream row's head hash differs from the last hash")
+        return self.failure or VerifyResult(self.stream_id, ok=True, events_checked=self.checked)

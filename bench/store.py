@@ -1,0 +1,350 @@
+"""`python -m bench store [--json] [--quick]`: the event store beside the eventsourcing library.
+
+Same run, same disk, both at SQLite ``synchronous=FULL`` in WAL mode:
+  * one event per commit (a live game appends each card),
+  * batches of events per commit,
+  * full-stream replay (ours: read + upcast + verify the hash chain; theirs: rebuild the
+    aggregate from its stored events),
+  * group commit (many games appending in one transaction; theirs: ``app.save(*aggregates)``),
+and the disk's raw limit: a bare sqlite3 insert-and-commit loop at the same settings.
+PostgreSQL figures are added when a server answers. Medians of several repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_URL = os.environ.get(
+    "KING_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+def _card(i: int) -> dict[str, Any]:
+    return {"seat": i % 4, "card": "QS", "trick": i // 4, "n": i}
+
+
+# ------------------------------------------------------------------ raw disk limit
+
+
+def raw_sqlite(path: Path, n: int) -> float:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+    body = json.dumps(_card(1))
+    start = time.perf_counter()
+    for _ in range(n):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t (body) VALUES (?)", (body,))
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    conn.close()
+    return n / elapsed
+
+
+# ------------------------------------------------------------------ ours
+
+
+def _open_ours(url: str, **kw: Any) -> Any:
+    from eventstore import EventStore, UpcasterRegistry
+
+    registry = UpcasterRegistry()
+    registry.register("CardPlayed", 1, lambda p: {**p, "v2": True})
+    return EventStore.open(url, upcasters=registry, create=True, **kw)
+
+
+def ours_one(store: Any, n: int, sid: str) -> float:
+    from eventstore import NewEvent
+
+    start = time.perf_counter()
+    for i in range(n):
+        store.append(sid, [NewEvent("CardPlayed", _card(i))], i)
+    return n / (time.perf_counter() - start)
+
+
+def ours_batch(store: Any, commits: int, size: int, sid: str) -> float:
+    from eventstore import NewEvent
+
+    start = time.perf_counter()
+    for c in range(commits):
+        events = [NewEvent("CardPlayed", _card(c * size + k)) for k in range(size)]
+        store.append(sid, events, c * size)
+    return commits * size / (time.perf_counter() - start)
+
+
+def ours_group(store: Any, commits: int, games: int, prefix: str) -> float:
+    from eventstore import NewEvent
+
+    start = time.perf_counter()
+    for c in range(commits):
+        store.append_many(
+            [(f"{prefix}-{g}", [NewEvent("CardPlayed", _card(c))], c) for g in range(games)]
+        )
+    return commits * games / (time.perf_counter() - start)
+
+
+def ours_replay(store: Any, sid: str, rounds: int) -> float:
+    count = 0
+    start = time.perf_counter()
+    for _ in range(rounds):
+        state = 0
+        for event in store.read_stream(sid, verify=True):  # read + upcast + verify chain
+            state += event.payload["n"]
+        count += store.stream_version(sid)
+    return count / (time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------ eventsourcing
+
+
+def _peer_app(path: Path) -> Any:
+    from eventsourcing.application import Application
+
+    class Games(Application):  # type: ignore[type-arg]
+        pass
+
+    return Games(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)})
+
+
+def _peer_game_class() -> Any:
+    from eventsourcing.domain import Aggregate, event
+
+    class Game(Aggregate):
+        def __init__(self) -> None:
+            self.total = 0
+
+        @event("CardPlayed")
+        def play(self, card: dict[str, Any]) -> None:
+            self.total += card["n"]
+
+    return Game
+
+
+def peer_one(app: Any, game_cls: Any, n: int) -> tuple[float, Any]:
+    game = game_cls()
+    app.save(game)
+    start = time.perf_counter()
+    for i in range(n):
+        game.play(_card(i))
+        app.save(game)
+    return n / (time.perf_counter() - start), game.id
+
+
+def peer_batch(app: Any, game_cls: Any, commits: int, size: int) -> float:
+    game = game_cls()
+    app.save(game)
+    start = time.perf_counter()
+    for c in range(commits):
+        for k in range(size):
+            game.play(_card(c * size + k))
+        app.save(game)
+    return commits * size / (time.perf_counter() - start)
+
+
+def peer_group(app: Any, game_cls: Any, commits: int, games: int) -> float:
+    aggregates = [game_cls() for _ in range(games)]
+    app.save(*aggregates)
+    start = time.perf_counter()
+    for c in range(commits):
+        for g in aggregates:
+            g.play(_card(c))
+        app.save(*aggregates)
+    return commits * games / (time.perf_counter() - start)
+
+
+def peer_replay(app: Any, game_id: Any, events: int, rounds: int) -> float:
+    start = time.perf_counter()
+    for _ in range(rounds):
+        app.repository.get(game_id)
+    return events * rounds / (time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------ running
+
+
+def _median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def run(quick: bool, repeats: int) -> dict[str, Any]:
+    n_one = 300 if quick else 1500
+    commits, size = (30, 20) if quick else (150, 20)
+    games, group_commits = 16, (20 if quick else 100)
+    replay_len, rounds = (1000, 3) if quick else (4000, 5)
+    base = ROOT / "var"
+    base.mkdir(exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-store-", dir=base))
+    results: dict[str, list[float]] = {}
+
+    def add(key: str, value: float) -> None:
+        results.setdefault(key, []).append(value)
+
+    try:
+        for r in range(repeats):
+            d = work / f"r{r}"
+            d.mkdir()
+            add("raw_sqlite_commits_per_s", raw_sqlite(d / "raw.db", n_one))
+
+            store = _open_ours(f"sqlite:///{d / 'ours.db'}")
+            add("ours_one_per_commit", ours_one(store, n_one, "game-one"))
+            add("ours_batch", ours_batch(store, commits, size, "game-batch"))
+            add("ours_group", ours_group(store, group_commits, games, "grp"))
+            ours_batch(store, replay_len // 20, 20, "game-replay")
+            add("ours_replay", ours_replay(store, "game-replay", rounds))
+            store.close()
+
+            app = _peer_app(d / "peer.db")
+            game_cls = _peer_game_class()
+            rate, _ = peer_one(app, game_cls, n_one)
+            add("peer_one_per_commit", rate)
+            add("peer_batch", peer_batch(app, game_cls, commits, size))
+            add("peer_group", peer_group(app, game_cls, group_commits, games))
+            replay_game = game_cls()
+            for i in range(replay_len):
+                replay_game.play(_card(i))
+                if i % 20 == 19:
+                    app.save(replay_game)
+            add("peer_replay", peer_replay(app, replay_game.id, replay_len, rounds))
+            app.close()
+            shutil.rmtree(d, ignore_errors=True)
+        pg = _postgres(repeats, n_one // 2, commits, size, games, group_commits, replay_len, rounds)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    med = {k: _median(v) for k, v in results.items()}
+    out: dict[str, Any] = {
+        "settings": {
+            "sqlite": "WAL, synchronous=FULL (both)",
+            "repeats": repeats,
+            "one_per_commit_events": n_one,
+            "batch": f"{commits} commits x {size} events",
+            "group": f"{group_commits} commits x {games} games",
+            "replay": f"{replay_len} events x {rounds} rounds",
+            "disk": str(work.parent),
+        },
+        "sqlite": med,
+        "ratios": {
+            "one_per_commit_vs_peer": med["ours_one_per_commit"] / med["peer_one_per_commit"],
+            "batch_vs_peer": med["ours_batch"] / med["peer_batch"],
+            "group_vs_peer": med["ours_group"] / med["peer_group"],
+            "replay_vs_peer": med["ours_replay"] / med["peer_replay"],
+            "ours_one_per_commit_of_raw": med["ours_one_per_commit"]
+            / med["raw_sqlite_commits_per_s"],
+            "peer_one_per_commit_of_raw": med["peer_one_per_commit"]
+            / med["raw_sqlite_commits_per_s"],
+        },
+        "postgresql": pg,
+    }
+    return out
+
+
+def _postgres(
+    repeats: int,
+    n_one: int,
+    commits: int,
+    size: int,
+    games: int,
+    group_commits: int,
+    replay_len: int,
+    rounds: int,
+) -> dict[str, Any] | str:
+    try:
+        import sqlalchemy as sa
+
+        engine = sa.create_engine(PG_URL, connect_args={"connect_timeout": 3})
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+        engine.dispose()
+    except Exception as exc:
+        return f"skipped: PostgreSQL not reachable ({type(exc).__name__})"
+    import uuid
+
+    import sqlalchemy as sa
+
+    from eventstore import StoreSettings
+
+    samples: dict[str, list[float]] = {}
+    for _ in range(repeats):
+        schema = f"bench_{uuid.uuid4().hex[:10]}"
+        store = _open_ours(PG_URL, settings=StoreSettings(pg_schema=schema))
+        try:
+            samples.setdefault("ours_one_per_commit", []).append(ours_one(store, n_one, "game-one"))
+            samples.setdefault("ours_batch", []).append(
+                ours_batch(store, commits, size, "game-batch")
+            )
+            samples.setdefault("ours_group", []).append(
+                ours_group(store, group_commits, games, "grp")
+            )
+            ours_batch(store, replay_len // 20, 20, "game-replay")
+            samples.setdefault("ours_replay", []).append(ours_replay(store, "game-replay", rounds))
+        finally:
+            store.close()
+            engine = sa.create_engine(PG_URL)
+            with engine.begin() as conn:
+                conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+            engine.dispose()
+    return {k: _median(v) for k, v in samples.items()}
+
+
+def _print(result: dict[str, Any]) -> None:
+    s, r = result["sqlite"], result["ratios"]
+    print("event store vs eventsourcing 9 (SQLite, WAL, synchronous=FULL; medians, events/s)")
+    for key, value in result["settings"].items():
+        print(f"  {key:<24} {value}")
+    rows: list[tuple[str, str, str, str]] = [
+        (
+            "one event per commit",
+            "ours_one_per_commit",
+            "peer_one_per_commit",
+            "one_per_commit_vs_peer",
+        ),
+        ("batch per commit", "ours_batch", "peer_batch", "batch_vs_peer"),
+        ("group commit (16 games)", "ours_group", "peer_group", "group_vs_peer"),
+        ("replay (read+upcast+verify)", "ours_replay", "peer_replay", "replay_vs_peer"),
+    ]
+    print(f"\n  {'':<30}{'ours':>12}{'eventsourcing':>15}{'ratio':>8}")
+    for label, ours, peer, ratio in rows:
+        print(f"  {label:<30}{s[ours]:>12,.0f}{s[peer]:>15,.0f}{r[ratio]:>7.2f}x")
+    raw = s["raw_sqlite_commits_per_s"]
+    print(f"\n  raw disk limit (bare sqlite3 insert+commit loop): {raw:,.0f} commits/s")
+    print(
+        f"  ours one-per-commit = {r['ours_one_per_commit_of_raw']:.0%} of raw; "
+        f"eventsourcing = {r['peer_one_per_commit_of_raw']:.0%} of raw"
+    )
+    pg = result["postgresql"]
+    if isinstance(pg, dict):
+        print(
+            "\n  PostgreSQL (ours, events/s): " + ", ".join(f"{k}={v:,.0f}" for k, v in pg.items())
+        )
+    else:
+        print(f"\n  PostgreSQL: {pg}")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench store", description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
+    parser.add_argument("--repeats", type=int, default=None, help="repeats (default 3)")
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (1 if args.quick else 3)
+    try:
+        import eventsourcing  # noqa: F401
+    except ImportError:
+        print("the eventsourcing library is needed: pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+    result = run(args.quick, repeats)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        _print(result)
+    return 0
