@@ -168,5 +168,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode())
         sys.stdout.write("\n")
     else:
-        render(result, Console())
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=120)  # a file or pipe: one line per row
+        render(result, console)
     return 0
