@@ -1,11 +1,13 @@
 """The card play of one deal: legal cards, why a card is illegal, tricks, early end, scores.
 
-This is the hot path (bots' rollouts and the benchmark run through it), so a deal is an
-immutable tuple of ints and masks, and the functions below are plain bit arithmetic.
+This is the hot path (bots' rollouts and the benchmark run through it). What a deal's contract
+and rule options mean for play is worked out once, into a `DealSetup` of masks and flags; a
+deal in play is then an immutable tuple of ints, and each card costs a few bit operations.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from domain.cards import (
@@ -27,10 +29,12 @@ from domain.rules import Rules
 from domain.violations import Violation
 
 _HEART_MASK = SUIT_MASKS[HEARTS]
-# Contracts whose penalty cards must be dropped under a higher card of the led suit (R-DROP).
-_DROP_CONTRACTS = frozenset({Contract.NO_QUEENS, Contract.NO_BOYS, Contract.RIFKI})
-# Contracts in which a heart may not be led before hearts are broken (R-HEARTLEAD).
-_HEART_LEAD_CONTRACTS = frozenset({Contract.NO_HEARTS, Contract.RIFKI})
+# Cards that must be dropped under a higher card of the led suit (R-DROP).
+_DROP: dict[Contract, int] = {
+    Contract.NO_QUEENS: QUEENS,
+    Contract.NO_BOYS: BOYS,
+    Contract.RIFKI: KING_OF_HEARTS,
+}
 # Cards a void player must discard when holding one (R-DISCARD); no_tricks and last_two: none.
 _DISCARD: dict[Contract, int] = {
     Contract.NO_HEARTS: _HEART_MASK,
@@ -44,28 +48,78 @@ _AKQ = tuple(
 )
 
 
-def _below(c: int) -> int:
-    return SUIT_MASKS[c // 13] & ((1 << c) - 1)
+class DealSetup(NamedTuple):
+    """What the contract and the rule options mean for play, worked out once per deal.
 
-
-class DealState(NamedTuple):
-    """One deal in play. Never mutated: `play` returns the next state.
-
-    trick: the cards of the trick in progress, in play order from `leader`.
-    played: every card of the completed tricks (what decides whether trump/hearts are broken).
-    taken: per seat, the cards of the tricks it won (penalty cards are counted from these).
-    winners: the winner of each completed trick, in order.
-    akq_seat/akq_owed: a leader who led trump early under R-AKQ owes the rest of A-K-Q.
-    king: the seat that reached `king_tricks` tricks in a trump deal (R-KING), else -1.
+    lead_bar: the suit a leader may not lead until a card of it has been played in an earlier
+    trick (trump under R-TRUMPLEAD, hearts under R-HEARTLEAD), unless it is all they hold.
+    akq: A-K-Q of trump when R-AKQ lets a leader break that bar, else 0.
+    early_end: the penalty cards whose fall ends the deal (R-EARLYEND), else 0.
     """
 
     rules: Rules
     contract: Contract
     trump: int
     declarer: int
+    trump_mask: int
+    lead_bar: int
+    akq: int
+    akq_declarer_only: bool
+    drop: int
+    discard: int
+    rifki_heart: bool
+    raise_trump: bool
+    beat: bool
+    overtrump: bool
+    early_end: int
+    king_tricks: int
+
+
+def deal_setup(rules: Rules, contract: Contract, declarer: int) -> DealSetup:
+    trump = contract.trump_suit
+    trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
+    if trump >= 0:
+        lead_bar = trump_mask if rules.trump_lead_needs_break else 0
+    elif contract in (Contract.NO_HEARTS, Contract.RIFKI):
+        lead_bar = _HEART_MASK
+    else:
+        lead_bar = 0
+    info = CONTRACT_INFO[contract]
+    return DealSetup(
+        rules=rules,
+        contract=contract,
+        trump=trump,
+        declarer=declarer,
+        trump_mask=trump_mask,
+        lead_bar=lead_bar,
+        akq=_AKQ[trump] if trump >= 0 and lead_bar and rules.akq_lead != "off" else 0,
+        akq_declarer_only=rules.akq_lead == "declarer",
+        drop=_DROP.get(contract, 0),
+        discard=_DISCARD.get(contract, 0),
+        rifki_heart=contract is Contract.RIFKI and rules.rifki_void_must_discard_heart,
+        raise_trump=trump >= 0 and rules.must_raise_trump_lead,
+        beat=rules.must_beat_led_suit,
+        overtrump=trump >= 0 and rules.must_overtrump,
+        early_end=info.penalty_cards if rules.end_early else 0,
+        king_tricks=rules.king_tricks if trump >= 0 else 0,
+    )
+
+
+class DealState(NamedTuple):
+    """One deal in play. Never mutated: `play` returns the next state.
+
+    trick: the cards of the trick in progress, in play order from `leader`; trick_bits: the
+    same cards as a mask. played: every card of the completed tricks (what breaks trump or
+    hearts). taken: per seat, the cards of the tricks it won. winners: the winner of each
+    completed trick. akq_seat/akq_owed: a leader who led trump early under R-AKQ owes the rest
+    of A-K-Q. king: the seat that reached `king_tricks` tricks in a trump deal, else -1.
+    """
+
+    setup: DealSetup
     hands: tuple[int, int, int, int]
     leader: int
     trick: tuple[int, ...]
+    trick_bits: int
     played: int
     taken: tuple[int, int, int, int]
     tricks_won: tuple[int, int, int, int]
@@ -74,6 +128,22 @@ class DealState(NamedTuple):
     akq_owed: int
     over: bool
     king: int
+
+    @property
+    def rules(self) -> Rules:
+        return self.setup.rules
+
+    @property
+    def contract(self) -> Contract:
+        return self.setup.contract
+
+    @property
+    def trump(self) -> int:
+        return self.setup.trump
+
+    @property
+    def declarer(self) -> int:
+        return self.setup.declarer
 
     @property
     def to_move(self) -> int:
@@ -85,113 +155,90 @@ class DealState(NamedTuple):
         return len(self.winners)
 
 
+# Building the next state with tuple.__new__ skips NamedTuple's generated __new__ (half the
+# cost of a play); the field order is DealState's.
+_new_state = tuple.__new__
+
+
 def new_deal(
     rules: Rules, contract: Contract, declarer: int, hands: tuple[int, int, int, int]
 ) -> DealState:
     """A deal about to be played: the declarer leads to the first trick (R-LEAD1)."""
+    setup = deal_setup(rules, contract, declarer)
     return DealState(
-        rules,
-        contract,
-        contract.trump_suit,
-        declarer,
-        hands,
-        declarer,
-        (),
-        0,
-        (0, 0, 0, 0),
-        (0, 0, 0, 0),
-        (),
-        -1,
-        0,
-        False,
-        -1,
+        setup, hands, declarer, (), 0, 0, (0, 0, 0, 0), (0, 0, 0, 0), (), -1, 0, False, -1
     )
 
 
-def _akq_exception(st: DealState, seat: int, hand: int) -> bool:
+def _akq_allowed(setup: DealSetup, seat: int, hand: int) -> bool:
     """Whether this leader may lead A, K or Q of trump before trump is broken (R-AKQ)."""
-    option = st.rules.akq_lead
-    if option == "off" or (option == "declarer" and seat != st.declarer):
-        return False
-    akq = _AKQ[st.trump]
-    return hand & akq == akq
+    akq = setup.akq
+    return (
+        bool(akq) and hand & akq == akq and not (setup.akq_declarer_only and seat != setup.declarer)
+    )
 
 
-def _lead_restriction(st: DealState, seat: int, hand: int) -> int:
-    """The suit mask a leader may not lead from (0 when none), and whether AKQ lifts it."""
-    if st.trump >= 0:
-        tm = SUIT_MASKS[st.trump]
-        if st.rules.trump_lead_needs_break and not st.played & tm and hand & ~tm:
-            return tm
-        return 0
-    if st.contract in _HEART_LEAD_CONTRACTS and not st.played & _HEART_MASK and hand & ~_HEART_MASK:
-        return _HEART_MASK
-    return 0
-
-
-def _discard_mask(st: DealState, hand: int) -> int:
-    pen = _DISCARD.get(st.contract, 0)
-    if (
-        st.contract is Contract.RIFKI
-        and st.rules.rifki_void_must_discard_heart
-        and not hand & KING_OF_HEARTS
-    ):
-        pen = _HEART_MASK
-    return pen
-
-
-def legal_mask(st: DealState) -> int:
-    """The cards the seat to move may play, as a mask (0 once the deal is over)."""
-    if st.over:
-        return 0
-    trick = st.trick
-    seat = (st.leader + len(trick)) & 3
-    hand = st.hands[seat]
+def _legal(
+    setup: DealSetup,
+    seat: int,
+    hand: int,
+    trick: Sequence[int],
+    trick_bits: int,
+    played: int,
+    akq_seat: int,
+    akq_owed: int,
+) -> int:
+    """The rules of play in one place: what `seat`, holding `hand`, may play to this trick."""
     if not trick:
-        if st.akq_seat == seat and st.akq_owed & hand:
-            return st.akq_owed & hand
-        barred = _lead_restriction(st, seat, hand)
-        if not barred:
-            return hand
-        if st.trump >= 0 and _akq_exception(st, seat, hand):
-            return (hand & ~barred) | _AKQ[st.trump]
-        return hand & ~barred
-    led = trick[0] // 13
-    in_suit = hand & SUIT_MASKS[led]
-    rules = st.rules
+        if akq_seat == seat and akq_owed & hand:
+            return akq_owed & hand
+        bar = setup.lead_bar
+        if bar and not played & bar and hand & ~bar:
+            if _akq_allowed(setup, seat, hand):
+                return (hand & ~bar) | setup.akq
+            return hand & ~bar
+        return hand
+    led_mask = SUIT_MASKS[trick[0] // 13]
+    in_suit = hand & led_mask
     if in_suit:
-        top = max(c for c in trick if c // 13 == led)
-        if st.contract in _DROP_CONTRACTS:
-            drop = in_suit & CONTRACT_INFO[st.contract].penalty_cards & ((1 << top) - 1)
+        top = (trick_bits & led_mask).bit_length() - 1
+        if setup.drop:
+            drop = in_suit & setup.drop & ((1 << top) - 1)
             if drop:
                 return drop
-        if (led == st.trump and rules.must_raise_trump_lead) or rules.must_beat_led_suit:
+        if setup.beat or (setup.raise_trump and led_mask == setup.trump_mask):
             higher = in_suit & ~((2 << top) - 1)
             if higher:
                 return higher
         return in_suit
-    trump = st.trump
-    if trump >= 0:
-        trumps = hand & SUIT_MASKS[trump]
-        if not trumps:
-            return hand
-        if rules.must_overtrump:
-            in_trick = [c for c in trick if c // 13 == trump]
-            if in_trick:
-                higher = trumps & ~((2 << max(in_trick)) - 1)
+    trumps = hand & setup.trump_mask
+    if trumps:
+        if setup.overtrump:
+            top_trump = (trick_bits & setup.trump_mask).bit_length() - 1
+            if top_trump >= 0:
+                higher = trumps & ~((2 << top_trump) - 1)
                 if higher:
                     return higher
         return trumps
-    must = hand & _discard_mask(st, hand)
-    return must or hand
+    if setup.trump >= 0:
+        return hand
+    discard = setup.discard
+    if setup.rifki_heart and not hand & KING_OF_HEARTS:
+        discard = _HEART_MASK
+    return hand & discard or hand
+
+
+def legal_mask(st: DealState) -> int:
+    """The cards the seat to move may play, as a mask (0 once the deal is over)."""
+    setup, hands, leader, trick, trick_bits, played, _, _, _, akq_seat, akq_owed, over, _ = st
+    if over:
+        return 0
+    seat = (leader + len(trick)) & 3
+    return _legal(setup, seat, hands[seat], trick, trick_bits, played, akq_seat, akq_owed)
 
 
 def legal_cards(st: DealState) -> tuple[int, ...]:
     return cards_of(legal_mask(st))
-
-
-def _suit(s: int) -> str:
-    return SUIT_NAMES[s]
 
 
 def check_card(st: DealState, c: int) -> Violation | None:
@@ -204,61 +251,52 @@ def check_card(st: DealState, c: int) -> Violation | None:
         return Violation("deal_over", "the deal is over")
     seat = st.to_move
     hand = st.hands[seat]
-    name = card_name(c)
     if not hand >> c & 1:
-        return Violation("card_not_in_hand", f"seat {seat} does not hold {name}")
-    s = c // 13
-    trick = st.trick
-    if not trick:
-        owed = st.akq_owed & hand if st.akq_seat == seat else 0
-        if owed and not owed >> c & 1:
-            need = " ".join(card_name(x) for x in cards_of(owed))
-            return Violation("akq_sequence", f"seat {seat} led trump early and must lead {need}")
-        barred = _lead_restriction(st, seat, hand)
-        if barred >> c & 1:
-            if st.trump >= 0:
-                if _akq_exception(st, seat, hand) and _AKQ[st.trump] >> c & 1:
-                    return None
-                return Violation(
-                    "trump_not_broken",
-                    f"trump ({_suit(st.trump)}) may not be led before a trump has been played",
-                )
-            return Violation(
-                "hearts_not_broken", "a heart may not be led before a heart has been played"
-            )
+        return Violation("card_not_in_hand", f"seat {seat} does not hold {card_name(c)}")
+    allowed = legal_mask(st)
+    if allowed >> c & 1:
         return None
-    led = trick[0] // 13
-    in_suit = hand & SUIT_MASKS[led]
-    if in_suit and s != led:
+    setup = st.setup
+    s = c // 13
+    if not st.trick:
+        if st.akq_seat == seat and st.akq_owed & hand:
+            need = " ".join(card_name(x) for x in cards_of(st.akq_owed & hand))
+            return Violation("akq_sequence", f"seat {seat} led trump early and must lead {need}")
+        if setup.trump >= 0:
+            return Violation(
+                "trump_not_broken",
+                f"trump ({SUIT_NAMES[setup.trump]}) may not be led before a trump has been played",
+            )
+        return Violation(
+            "hearts_not_broken", "a heart may not be led before a heart has been played"
+        )
+    led = st.trick[0] // 13
+    if s != led and hand & SUIT_MASKS[led]:
         return Violation(
             "must_follow_suit",
             f"seat {seat} holds a {SUIT_NAMES_SINGULAR[led]} and must follow suit",
         )
-    allowed = legal_mask(st)
-    if allowed >> c & 1:
-        return None
     if s == led:
-        top = max(x for x in trick if x // 13 == led)
+        top = (st.trick_bits & SUIT_MASKS[led]).bit_length() - 1
         top_name = card_name(top)
-        if st.contract in _DROP_CONTRACTS and in_suit & _below(top) & (
-            CONTRACT_INFO[st.contract].penalty_cards
-        ):
+        if hand & SUIT_MASKS[led] & setup.drop & ((1 << top) - 1):
             need = " or ".join(card_name(x) for x in cards_of(allowed))
             return Violation(
                 "must_drop_penalty", f"{top_name} is on the trick: seat {seat} must play {need}"
             )
-        if led == st.trump and st.rules.must_raise_trump_lead:
+        if setup.raise_trump and led == setup.trump:
             return Violation(
                 "must_raise_trump", f"trump was led: seat {seat} must play a trump above {top_name}"
             )
         return Violation(
             "must_beat", f"seat {seat} must play a {SUIT_NAMES_SINGULAR[led]} above {top_name}"
         )
-    if st.trump >= 0:
-        if s != st.trump:
+    if setup.trump >= 0:
+        if s != setup.trump:
             return Violation(
                 "must_ruff",
-                f"seat {seat} has no {_suit(led)} and must play a trump ({_suit(st.trump)})",
+                f"seat {seat} has no {SUIT_NAMES[led]} "
+                f"and must play a trump ({SUIT_NAMES[setup.trump]})",
             )
         return Violation(
             "must_overtrump", f"seat {seat} must play a trump higher than the trump in the trick"
@@ -266,91 +304,186 @@ def check_card(st: DealState, c: int) -> Violation | None:
     need = " or ".join(card_name(x) for x in cards_of(allowed))
     return Violation(
         "must_discard_penalty",
-        f"seat {seat} has no {_suit(led)} and must discard a penalty card ({need})",
+        f"seat {seat} has no {SUIT_NAMES[led]} and must discard a penalty card ({need})",
     )
 
 
-def trick_winner(trick: tuple[int, ...], leader: int, trump: int) -> int:
-    """The seat that wins a full trick: the highest trump, else the highest card led (R-WIN)."""
-    best = trick[0]
-    best_i = 0
-    for i in (1, 2, 3):
-        c = trick[i]
-        if c // 13 == best // 13:
-            if c > best:
-                best, best_i = c, i
-        elif c // 13 == trump:
-            best, best_i = c, i
-    return (leader + best_i) & 3
+def trick_winner(trick: Sequence[int], leader: int, trump: int) -> int:
+    """The seat that wins a full trick led by `leader` (trump: a suit index, or -1)."""
+    bits = (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | (1 << trick[3])
+    return _winner(SUIT_MASKS[trump] if trump >= 0 else 0, leader, trick, bits)
 
 
-def _deal_over(st: DealState, played: int, winner: int, won: list[int]) -> tuple[bool, int]:
-    """Whether the deal ends after this trick, and the King maker if any."""
-    if st.trump >= 0:
-        k = st.rules.king_tricks
-        if k and won[winner] >= k:
-            return True, winner
-        return len(st.winners) == 12, -1
-    if len(st.winners) == 12:
-        return True, -1
-    if st.rules.end_early:
-        pen = CONTRACT_INFO[st.contract].penalty_cards
-        if pen and played & pen == pen:
-            return True, -1
-    return False, -1
+def _winner(trump_mask: int, leader: int, trick: Sequence[int], bits: int) -> int:
+    """R-WIN from the trick's mask: the highest trump if any, else the highest card led."""
+    best = (bits & trump_mask or bits & SUIT_MASKS[trick[0] // 13]).bit_length() - 1
+    return (leader + trick.index(best)) & 3
+
+
+def _akq_after_lead(
+    setup: DealSetup, seat: int, hand: int, played: int, akq_seat: int, akq_owed: int, b: int
+) -> tuple[int, int]:
+    """The R-AKQ debt after `seat` leads trump card `b`: started, paid down, or unchanged."""
+    if akq_seat == seat and akq_owed & hand:
+        return akq_seat, akq_owed & ~b
+    if (
+        setup.akq
+        and not played & setup.lead_bar
+        and hand & ~setup.lead_bar
+        and _akq_allowed(setup, seat, hand)
+    ):
+        return seat, setup.akq & ~b
+    return akq_seat, akq_owed
+
+
+def _ending(setup: DealSetup, played: int, winner_tricks: int, tricks: int) -> tuple[bool, bool]:
+    """After a trick: is the deal over (13 tricks, R-EARLYEND, R-KING), and by a King?"""
+    if setup.king_tricks and winner_tricks >= setup.king_tricks:
+        return True, True
+    if tricks == 13:
+        return True, False
+    return bool(setup.early_end) and played & setup.early_end == setup.early_end, False
 
 
 def play(st: DealState, c: int) -> DealState:
     """The state after the seat to move plays card c. The card must be legal (see check_card)."""
-    seat = (st.leader + len(st.trick)) & 3
-    hands = list(st.hands)
-    hand = hands[seat]
-    hands[seat] = hand & ~(1 << c)
-    akq_seat, akq_owed = st.akq_seat, st.akq_owed
-    if not st.trick and st.trump >= 0 and c // 13 == st.trump:
-        if akq_seat == seat and akq_owed:
-            akq_owed &= ~(1 << c)
-        elif _lead_restriction(st, seat, hand) and _akq_exception(st, seat, hand):
-            akq_seat, akq_owed = seat, _AKQ[st.trump] & ~(1 << c)
-    trick = (*st.trick, c)
-    if len(trick) < 4:
-        return DealState(
-            st.rules,
-            st.contract,
-            st.trump,
-            st.declarer,
-            (hands[0], hands[1], hands[2], hands[3]),
-            st.leader,
-            trick,
-            st.played,
-            st.taken,
-            st.tricks_won,
-            st.winners,
+    # One unpacking instead of a dozen attribute reads: this function runs once per card.
+    (
+        setup,
+        hands,
+        leader,
+        trick,
+        trick_bits,
+        played,
+        taken,
+        won,
+        winners,
+        akq_seat,
+        akq_owed,
+        _,
+        _,
+    ) = st
+    n = len(trick)
+    seat = (leader + n) & 3
+    b = 1 << c
+    h0, h1, h2, h3 = hands
+    if seat == 0:
+        hand, h0 = h0, h0 & ~b
+    elif seat == 1:
+        hand, h1 = h1, h1 & ~b
+    elif seat == 2:
+        hand, h2 = h2, h2 & ~b
+    else:
+        hand, h3 = h3, h3 & ~b
+    if not n and b & setup.trump_mask:
+        akq_seat, akq_owed = _akq_after_lead(setup, seat, hand, played, akq_seat, akq_owed, b)
+    bits = trick_bits | b
+    trick = (*trick, c)
+    if n < 3:
+        return _new_state(
+            DealState,
+            (
+                setup,
+                (h0, h1, h2, h3),
+                leader,
+                trick,
+                bits,
+                played,
+                taken,
+                won,
+                winners,
+                akq_seat,
+                akq_owed,
+                False,
+                -1,
+            ),
+        )
+    winner = _winner(setup.trump_mask, leader, trick, bits)
+    played |= bits
+    t = list(taken)
+    t[winner] |= bits
+    w = list(won)
+    w[winner] += 1
+    winners = (*winners, winner)
+    over, king = _ending(setup, played, w[winner], len(winners))
+    return _new_state(
+        DealState,
+        (
+            setup,
+            (h0, h1, h2, h3),
+            winner,
+            (),
+            0,
+            played,
+            (t[0], t[1], t[2], t[3]),
+            (w[0], w[1], w[2], w[3]),
+            winners,
             akq_seat,
             akq_owed,
-            False,
-            -1,
-        )
-    winner = trick_winner(trick, st.leader, st.trump)
-    trick_mask = (1 << trick[0]) | (1 << trick[1]) | (1 << trick[2]) | (1 << trick[3])
-    played = st.played | trick_mask
-    taken = list(st.taken)
-    taken[winner] |= trick_mask
-    won = list(st.tricks_won)
-    won[winner] += 1
-    over, king = _deal_over(st, played, winner, won)
+            over,
+            winner if king else -1,
+        ),
+    )
+
+
+def rollout(st: DealState, pick: Callable[[int, int], int]) -> DealState:
+    """Play the deal to its end, `pick(seat, legal_mask)` choosing each card; the final state.
+
+    The same rules as `play`, card after card, without building a state per card: what bots'
+    Monte Carlo rollouts and the benchmark run.
+    """
+    (
+        setup,
+        hands_t,
+        leader,
+        trick_t,
+        bits,
+        played,
+        taken_t,
+        won_t,
+        winners_t,
+        akq_seat,
+        akq_owed,
+        over,
+        king,
+    ) = st
+    hands, taken, won, winners, trick = (
+        list(hands_t),
+        list(taken_t),
+        list(won_t),
+        list(winners_t),
+        list(trick_t),
+    )
+    trump_mask = setup.trump_mask
+    while not over:
+        seat = (leader + len(trick)) & 3
+        hand = hands[seat]
+        c = pick(seat, _legal(setup, seat, hand, trick, bits, played, akq_seat, akq_owed))
+        b = 1 << c
+        hands[seat] = hand & ~b
+        if not trick and b & trump_mask:
+            akq_seat, akq_owed = _akq_after_lead(setup, seat, hand, played, akq_seat, akq_owed, b)
+        trick.append(c)
+        bits |= b
+        if len(trick) == 4:
+            winner = _winner(setup.trump_mask, leader, trick, bits)
+            played |= bits
+            taken[winner] |= bits
+            won[winner] += 1
+            winners.append(winner)
+            over, by_king = _ending(setup, played, won[winner], len(winners))
+            king = winner if by_king else -1
+            leader, trick, bits = winner, [], 0
     return DealState(
-        st.rules,
-        st.contract,
-        st.trump,
-        st.declarer,
+        setup,
         (hands[0], hands[1], hands[2], hands[3]),
-        winner,
-        (),
+        leader,
+        tuple(trick),
+        bits,
         played,
         (taken[0], taken[1], taken[2], taken[3]),
         (won[0], won[1], won[2], won[3]),
-        (*st.winners, winner),
+        tuple(winners),
         akq_seat,
         akq_owed,
         over,
@@ -360,8 +493,9 @@ def play(st: DealState, c: int) -> DealState:
 
 def scores(st: DealState) -> tuple[int, int, int, int]:
     """Each seat's points from the tricks completed so far (R-TRUMP and the penalty table)."""
-    info = CONTRACT_INFO[st.contract]
-    if st.contract is Contract.LAST_TWO:
+    contract = st.setup.contract
+    info = CONTRACT_INFO[contract]
+    if contract is Contract.LAST_TWO:
         out = [0, 0, 0, 0]
         for w in st.winners[11:13]:
             out[w] += LAST_TWO_PENALTY
