@@ -1,0 +1,112 @@
+"""The record checker answers every input with JSON and a status, never an exception."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.record import check_record
+
+CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+SAMPLES = sorted(p for p in CONFORMANCE.glob("*.json") if not p.name.endswith(".expected.json"))
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+def _assert_answer(doc: Any) -> None:
+    status, out = check_record(doc)
+    assert status in (0, 1, 2)
+    assert out["valid"] is (status == 0)
+    if status:
+        assert isinstance(out["error"]["code"], str) and out["error"]["code"]
+    json.dumps(out)  # the answer is plain JSON
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=json_values)
+def test_random_json_gets_an_answer(doc: Any) -> None:
+    _assert_answer(doc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    doc=st.fixed_dictionaries(
+        {"format": st.just("king-record/1")},
+        optional={
+            "rules": json_values,
+            "players": json_values,
+            "shuffle": json_values,
+            "deals": json_values,
+        },
+    )
+)
+def test_record_shaped_json_gets_an_answer(doc: dict[str, Any]) -> None:
+    _assert_answer(doc)
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+@pytest.mark.skipif(not SAMPLES, reason=f"no conformance examples at {CONFORMANCE}")
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_mutated_conformance_records_get_an_answer(data: st.DataObject) -> None:
+    doc = json.loads(data.draw(st.sampled_from(SAMPLES)).read_text())
+    for _ in range(data.draw(st.integers(1, 3))):
+        paths = [p for p in _paths(doc) if p]
+        path = data.draw(st.sampled_from(paths))
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        action = data.draw(st.sampled_from(["delete", "replace", "card", "swap"]))
+        if action == "delete":
+            del parent[path[-1]]
+        elif action == "replace":
+            parent[path[-1]] = data.draw(json_values)
+        elif action == "card":
+            parent[path[-1]] = data.draw(st.sampled_from(["AS", "KH", "2D", "1X", "", "10C"]))
+        elif isinstance(parent, list) and len(parent) > 1:
+            i, j = (
+                data.draw(st.integers(0, len(parent) - 1)),
+                data.draw(st.integers(0, len(parent) - 1)),
+            )
+            parent[i], parent[j] = copy.deepcopy(parent[j]), copy.deepcopy(parent[i])
+    _assert_answer(doc)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [b"", b"{", b"[]", b"null", b"\xff\xfe", b"[" * 5000 + b"]" * 5000, b'{"format": 1}'],
+)
+def test_the_cli_never_prints_a_traceback(payload: bytes) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "services.cli", "record", "check", "-"],
+        input=payload,
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert b"Traceback" not in proc.stderr
+    assert json.loads(proc.stdout)["error"]["code"] == "malformed"
