@@ -35,6 +35,10 @@ class ConflictError(EventStoreError):
     """An append could not be applied as asked; nothing of it was written."""
 
 
+class SealedValueConflict(ConflictError):
+    """A key is already sealed with another value: a sealed secret is never replaced."""
+
+
 class VersionConflict(ConflictError):
     """The stream's version is not the one the writer expected (someone else appended first)."""
 

@@ -29,6 +29,7 @@ from eventstore.errors import (
     InvalidEventError,
     InvalidNameError,
     SchemaError,
+    SealedValueConflict,
     StoreBusy,
     StreamNotFound,
     VersionConflict,
@@ -48,7 +49,7 @@ from eventstore.records import (
 )
 from eventstore.statements import compile_statements
 from eventstore.subscription import CatchUpSubscription
-from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, STREAMS
+from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, SEALED, STREAMS
 from eventstore.upcasting import UpcasterRegistry
 from eventstore.validation import (
     PreparedAppend,
@@ -508,6 +509,14 @@ class EventStore:
             updated_at=as_utc(row.updated_at),
         )
 
+    def stream_ids(self, stream_type: str | None = None) -> list[str]:
+        """The ids of every stream (of one type, if given), oldest first."""
+        query = select(STREAMS.c.id).order_by(STREAMS.c.created_at, STREAMS.c.id)
+        if stream_type is not None:
+            query = query.where(STREAMS.c.type == stream_type)
+        with self._read_lock, self._engines.read.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
     def stream_version(self, stream_id: str) -> int:
         """The stream's current version (0 when it has no events)."""
         info = self.stream_info(stream_id)
@@ -658,6 +667,35 @@ class EventStore:
         if row is None:
             return None
         return ClaimResult(row.key, row.owner, as_utc(row.claimed_at), acquired=False)
+
+    # ----------------------------------------------------------------- sealed values
+
+    def seal(self, key: str, value: str) -> None:
+        """Keep `value` under `key`, outside the log (e.g. a shuffle seed until it is revealed).
+
+        Sealing the same value again is a no-op; another value under a sealed key raises
+        `SealedValueConflict`, so a secret committed to can never be swapped.
+        """
+        _check_name(key, what="sealed key", limit=300)
+        if not isinstance(value, str):
+            raise InvalidEventError("a sealed value must be a string")
+        try:
+            with self._write_lock, self._engines.write.begin() as conn:
+                conn.execute(
+                    SEALED.insert(), {"key": key, "value": value, "sealed_at": datetime.now(UTC)}
+                )
+        except IntegrityError:
+            if self.unseal(key) != value:
+                raise SealedValueConflict(f"{key!r} is sealed with another value") from None
+
+    def unseal(self, key: str) -> str | None:
+        """The value sealed under `key`, or None. Callers decide who may see it."""
+        _check_name(key, what="sealed key", limit=300)
+        with self._read_lock, self._engines.read.connect() as conn:
+            value: str | None = conn.execute(
+                select(SEALED.c.value).where(SEALED.c.key == key)
+            ).scalar()
+        return value
 
 
 def _check_name(value: object, *, what: str = "projection name", limit: int = NAME_MAX) -> None:

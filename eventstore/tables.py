@@ -99,8 +99,21 @@ class ClaimRow(SQLModel, table=True):
     )
 
 
+class SealedRow(SQLModel, table=True):
+    """A value held back from the log (a commitment's secret) until a stream reveals it."""
+
+    __tablename__: ClassVar[str] = "sealed"
+
+    key: str = Field(sa_column=Column("key", String(CLAIM_KEY_MAX), primary_key=True))
+    value: str = Field(sa_column=Column("value", Text, nullable=False))
+    sealed_at: datetime = Field(
+        sa_column=Column("sealed_at", DateTime(timezone=True), nullable=False)
+    )
+
+
 STREAMS: Table = SQLModel.metadata.tables["streams"]
 EVENTS: Table = SQLModel.metadata.tables["events"]
 PROJECTIONS: Table = SQLModel.metadata.tables["projections"]
 CLAIMS: Table = SQLModel.metadata.tables["claims"]
-STORE_TABLES: tuple[Table, ...] = (STREAMS, EVENTS, PROJECTIONS, CLAIMS)
+SEALED: Table = SQLModel.metadata.tables["sealed"]
+STORE_TABLES: tuple[Table, ...] = (STREAMS, EVENTS, PROJECTIONS, CLAIMS, SEALED)

@@ -1,0 +1,126 @@
+"""Game streams in the store: a whole game through the repository, audited; tampering named."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import orjson
+import pytest
+import sqlalchemy as sa
+
+from domain.game import Phase
+from domain.record import check_record, to_record
+from domain.view import seat_view
+from eventstore import EventStore
+from tournament.games import GameExists, GameNotFound, GameRepository, stream_id
+
+PLAYERS = ("ada", "bora", "cem", "deniz")
+
+
+@pytest.fixture
+def repo(tmp_path) -> GameRepository:  # type: ignore[no-untyped-def]
+    store = EventStore.open(f"sqlite:///{tmp_path / 'games.db'}")
+    yield GameRepository(store)
+    store.close()
+
+
+def play_to_end(repo: GameRepository, game_id: str, rng: random.Random) -> None:
+    state = repo.load(game_id)
+    while state.phase is not Phase.OVER:
+        seat = state.to_move
+        assert seat is not None
+        action = rng.choice(seat_view(state, seat).legal)
+        outcome = repo.execute(game_id, action.command(seat))
+        assert outcome.ok, outcome.violation
+        state = outcome.state
+
+
+def test_a_whole_game_is_stored_revealed_and_audits_clean(repo: GameRepository) -> None:
+    state = repo.create("g1", PLAYERS)
+    assert state.phase is Phase.DECLARING  # the first hands are dealt at creation
+    assert repo.store.unseal("game-seed:g1") is not None
+    types = [r.type for r in repo.events("g1")]
+    assert types == ["game_created", "deal_started"]
+    assert all(
+        "seed" not in str(r.payload).lower() or r.type == "game_created" for r in repo.events("g1")
+    )
+    play_to_end(repo, "g1", random.Random(1))
+    final = repo.load("g1")
+    assert final.phase is Phase.OVER and final.seed is not None
+    assert repo.events("g1")[-1].type == "seed_revealed"
+    audit = repo.audit("g1")
+    assert audit.ok, audit.to_dict()
+    assert audit.replay.seed_checked and audit.replay.deals_checked >= 12
+    status, out = check_record(to_record(final))
+    assert status == 0 and out["totals"] == list(final.totals)
+
+
+def test_a_fresh_repository_replays_what_another_appended(repo: GameRepository) -> None:
+    repo.create("g2", PLAYERS)
+    other = GameRepository(repo.store)
+    state = other.load("g2")
+    seat = state.to_move
+    assert seat is not None
+    other.execute("g2", seat_view(state, seat).legal[0].command(seat))
+    assert repo.load("g2").version == other.load("g2").version
+
+
+def test_refused_actions_append_nothing(repo: GameRepository) -> None:
+    state = repo.create("g3", PLAYERS)
+    wrong = (state.declarer + 1) % 4
+    outcome = repo.execute("g3", seat_view(state, state.declarer).legal[0].command(wrong))
+    assert not outcome.ok and outcome.violation is not None
+    assert outcome.violation.code == "not_your_turn"
+    assert repo.store.stream_version(stream_id("g3")) == state.version
+
+
+def test_create_twice_and_unknown_games(repo: GameRepository) -> None:
+    repo.create("g4", PLAYERS)
+    with pytest.raises(GameExists):
+        repo.create("g4", PLAYERS, server_seed=bytes(32))
+    with pytest.raises(GameNotFound):
+        repo.load("nope")
+    assert repo.game_ids() == ["g4"]
+
+
+def test_concurrent_actions_on_one_game_are_decided_once_each(repo: GameRepository) -> None:
+    """Two threads racing to play the same seat's card: one wins, the other is refused."""
+    state = repo.create("g5", PLAYERS, server_seed=bytes(32))
+    seat = state.declarer
+    contract = seat_view(state, seat).legal[0]
+    results = []
+
+    def act() -> None:
+        results.append(GameRepository(repo.store).execute("g5", contract.command(seat)))
+
+    threads = [threading.Thread(target=act) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(1 for r in results if r.ok) == 1
+    assert {r.violation.code for r in results if not r.ok} == {"wrong_phase"}  # type: ignore[union-attr]
+    assert [r.type for r in repo.events("g5")].count("contract_declared") == 1
+
+
+def _raw(repo: GameRepository, sql: str, **params: object) -> None:
+    with repo.store.engines.write.begin() as conn:
+        conn.execute(sa.text(sql), params)
+
+
+def test_a_changed_card_breaks_the_chain_and_the_audit_names_it(repo: GameRepository) -> None:
+    repo.create("g6", PLAYERS, server_seed=bytes(32))
+    play_to_end(repo, "g6", random.Random(2))
+    target = next(r for r in repo.events("g6") if r.type == "card_played" and r.version > 10)
+    forged = target.payload | {"card": "2C" if target.payload["card"] != "2C" else "3C"}
+    _raw(
+        repo,
+        "UPDATE events SET payload = :p WHERE position = :pos",
+        p=orjson.dumps(forged, option=orjson.OPT_SORT_KEYS).decode(),
+        pos=target.position,
+    )
+    audit = GameRepository(repo.store).audit("g6")
+    assert not audit.ok
+    assert audit.chain.version == target.version
+    assert audit.replay.finding is not None and audit.replay.finding.version <= target.version + 4

@@ -1,0 +1,285 @@
+"""Game streams in the event store: create a game, load it, act on it — one place for all.
+
+A game is the stream `game-<id>`. Its secret shuffle seed is sealed beside the log (never in it)
+until the game ends, when a `seed_revealed` event publishes it. Every command goes: load the
+stream → the domain decides → append at the expected version; a version conflict means someone
+else appended first, so the command is decided again on the new state. The HTTP service and the
+tournament runner both act through this repository.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from domain.audit import AuditReport, audit_events
+from domain.events import Event, from_payload, to_payload
+from domain.game import (
+    Command,
+    CreateGame,
+    GameState,
+    Phase,
+    RevealSeed,
+    StartDeal,
+    apply,
+    decide,
+)
+from domain.rules import Rules
+from domain.shuffle import ALGORITHM, commitment, deal_hands
+from domain.violations import Violation
+from eventstore import (
+    NO_STREAM,
+    EventStore,
+    NewEvent,
+    RecordedEvent,
+    SealedValueConflict,
+    VerifyResult,
+    VersionConflict,
+)
+
+STREAM_PREFIX = "game-"
+SEED_PREFIX = "game-seed:"
+MAX_RETRIES = 20
+
+
+class GameNotFound(LookupError):
+    """No stream for this game id."""
+
+
+class GameExists(ValueError):
+    """A game with this id was created already."""
+
+
+class GameBusy(RuntimeError):
+    """Others kept appending to the game faster than a command could be decided."""
+
+
+class SeedMissing(RuntimeError):
+    """The sealed seed of a game is gone: its next deal cannot be dealt."""
+
+
+def stream_id(game_id: str) -> str:
+    return STREAM_PREFIX + game_id
+
+
+def to_new_event(event: Event) -> NewEvent:
+    return NewEvent(type=event.TYPE, payload=to_payload(event))
+
+
+def to_domain_event(recorded: RecordedEvent) -> Event:
+    return from_payload(recorded.type, recorded.payload)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command did: the new state, the events appended (empty when refused) and the
+    refusal if any."""
+
+    state: GameState
+    events: tuple[Event, ...]
+    recorded: tuple[RecordedEvent, ...]
+    violation: Violation | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.violation is None
+
+
+@dataclass(frozen=True, slots=True)
+class GameAudit:
+    """The hash chain's verdict and the replay audit's, for one game."""
+
+    game_id: str
+    chain: VerifyResult
+    replay: AuditReport
+
+    @property
+    def ok(self) -> bool:
+        return self.chain.ok and self.replay.ok
+
+    def to_dict(self) -> dict[str, object]:
+        finding = self.replay.finding
+        return {
+            "game_id": self.game_id,
+            "ok": self.ok,
+            "events": self.replay.events,
+            "finished": self.replay.finished,
+            "chain": {
+                "ok": self.chain.ok,
+                "events_checked": self.chain.events_checked,
+                "first_bad_version": self.chain.version,
+                "reason": self.chain.reason,
+            },
+            "replay": {
+                "ok": self.replay.ok,
+                "seed_checked": self.replay.seed_checked,
+                "deals_checked": self.replay.deals_checked,
+                "first_bad_version": finding.version if finding else None,
+                "event_type": finding.type if finding else None,
+                "reason": finding.reason if finding else None,
+                "notes": list(self.replay.notes),
+            },
+        }
+
+
+class GameRepository:
+    """Event-sourced games on an EventStore, with a small cache of recent states.
+
+    The cache only saves replaying: a state is always extended from the stream's version it
+    was built at, so another process's appends are picked up on the next load.
+    """
+
+    def __init__(self, store: EventStore, cache_size: int = 512) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, GameState] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def load(self, game_id: str) -> GameState:
+        """The game's current state (GameNotFound if there is no such game)."""
+        with self._lock:
+            cached = self._cache.get(game_id)
+        state = cached if cached is not None else GameState()
+        recorded = self.store.read_stream(stream_id(game_id), from_version=state.version + 1)
+        if not recorded and state.version == 0:
+            raise GameNotFound(f"no game {game_id!r}")
+        for r in recorded:
+            state = apply(state, to_domain_event(r))
+        self._remember(game_id, state)
+        return state
+
+    def events(self, game_id: str, from_version: int = 1) -> list[RecordedEvent]:
+        return self.store.read_stream(stream_id(game_id), from_version=from_version)
+
+    def audit(self, game_id: str) -> GameAudit:
+        """Check the game's hash chain, then re-run it through the core (domain.audit)."""
+        sid = stream_id(game_id)
+        chain = self.store.verify(sid)
+        recorded = self.store.read_stream(sid)
+        if not recorded:
+            raise GameNotFound(f"no game {game_id!r}")
+        report = audit_events(game_id, ((r.version, r.type, r.payload) for r in recorded))
+        return GameAudit(game_id, chain, report)
+
+    def game_ids(self) -> list[str]:
+        """Every game id in the store, in the order the games were created."""
+        return [s[len(STREAM_PREFIX) :] for s in self.store.stream_ids("game")]
+
+    def exists(self, game_id: str) -> bool:
+        return self.store.stream_info(stream_id(game_id)) is not None
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def create(
+        self,
+        game_id: str,
+        players: Sequence[str],
+        rules: Rules | None = None,
+        client_seed: str = "",
+        server_seed: bytes | None = None,
+    ) -> GameState:
+        """Create the game, seal its seed and deal the first hands, in one append.
+
+        server_seed is for tests and duplicate deals; by default 32 bytes from the operating
+        system's CSPRNG, as king-shuffle/1 requires.
+        """
+        if self.exists(game_id):
+            raise GameExists(f"game {game_id!r} exists already")
+        seed = server_seed if server_seed is not None else secrets.token_bytes(32)
+        try:
+            self.store.seal(SEED_PREFIX + game_id, seed.hex())
+        except SealedValueConflict:
+            raise GameExists(f"game {game_id!r} was created with another seed") from None
+        command = CreateGame(
+            game_id=game_id,
+            players=tuple(players),
+            rules=rules or Rules(),
+            commitment=commitment(seed),
+            client_seed=client_seed,
+            shuffle=ALGORITHM,
+        )
+        state = GameState()
+        events = decide(state, command)
+        assert not isinstance(events, Violation)
+        for e in events:
+            state = apply(state, e)
+        more, state = self._follow_up(state, seed)
+        try:
+            self.store.append(
+                stream_id(game_id),
+                [to_new_event(e) for e in [*events, *more]],
+                NO_STREAM,
+                stream_type="game",
+            )
+        except VersionConflict:
+            raise GameExists(f"game {game_id!r} exists already") from None
+        self._remember(game_id, state)
+        return state
+
+    def execute(self, game_id: str, command: Command) -> Outcome:
+        """Decide `command` on the latest state and append its events (retrying on conflict).
+
+        After the command, what the game does by itself follows in the same append: the next
+        hands are dealt from the sealed seed, and the seed is revealed when the game ends.
+        """
+        for _ in range(MAX_RETRIES):
+            state = self.load(game_id)
+            decided = decide(state, command)
+            if isinstance(decided, Violation):
+                return Outcome(state, (), (), decided)
+            new_state = state
+            for e in decided:
+                new_state = apply(new_state, e)
+            more, new_state = self._follow_up(new_state, None, game_id)
+            events = (*decided, *more)
+            try:
+                recorded = self.store.append(
+                    stream_id(game_id), [to_new_event(e) for e in events], state.version
+                )
+            except VersionConflict:
+                continue
+            self._remember(game_id, new_state)
+            return Outcome(new_state, events, tuple(recorded))
+        raise GameBusy(f"game {game_id!r} kept changing under {MAX_RETRIES} attempts")
+
+    def _follow_up(
+        self, state: GameState, seed: bytes | None, game_id: str | None = None
+    ) -> tuple[list[Event], GameState]:
+        """The events the game makes by itself after a command: deal, or reveal the seed."""
+        out: list[Event] = []
+        if state.phase is Phase.AWAITING_DEAL or (state.phase is Phase.OVER and not state.seed):
+            if seed is None:
+                seed = self._seed(game_id or state.game_id)
+            if state.phase is Phase.AWAITING_DEAL:
+                hands = deal_hands(
+                    seed, state.game_id, state.deal_no, state.attempt, state.client_seed
+                )
+                command: Command = StartDeal(hands)
+            else:
+                command = RevealSeed(seed.hex())
+            events = decide(state, command)
+            assert not isinstance(events, Violation)
+            for e in events:
+                state = apply(state, e)
+            out += events
+        return out, state
+
+    def _seed(self, game_id: str) -> bytes:
+        sealed = self.store.unseal(SEED_PREFIX + game_id)
+        if sealed is None:
+            raise SeedMissing(f"the sealed seed of game {game_id!r} is missing")
+        return bytes.fromhex(sealed)
+
+    def _remember(self, game_id: str, state: GameState) -> None:
+        with self._lock:
+            known = self._cache.get(game_id)
+            if known is None or known.version <= state.version:
+                self._cache[game_id] = state
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
