@@ -13,21 +13,26 @@ the clock, the domain may not) or, for exact reproducibility, after a fixed numb
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
 from domain.contracts import CONTRACT_INFO
-from domain.deal import play
+from domain.deal import play, scores
 from domain.game import Phase
 from domain.view import Action, SeatView
 from tournament.strategies.base import register
 from tournament.strategies.heuristic import declare
 from tournament.strategies.knowledge import Knowledge, knowledge_of
+from tournament.strategies.objective import expected_ladder, game_context
 from tournament.strategies.rollout import deal_value, rollout
 from tournament.strategies.sampling import sample_hands
 
 DEFAULT_BUDGET_MS = 200.0
 MIN_SAMPLES = 4
+# Stop early once the best card leads the runner-up by this many standard errors.
+CLEAR_LEAD_Z = 3.0
+TIE_BREAK = 1e-4
 
 
 def distinct_cards(k: Knowledge, legal: int) -> list[int]:
@@ -58,18 +63,25 @@ def distinct_cards(k: Knowledge, legal: int) -> list[int]:
     return reps
 
 
-@register("strong", options=("budget_ms", "rollouts"))
+@register("strong", options=("budget_ms", "rollouts", "linear", "early_stop"))
 class StrongStrategy:
     """Sampling plus rollouts within `budget_ms` per decision, or exactly `rollouts` samples."""
 
     name = "strong"
 
     def __init__(
-        self, seed: int, budget_ms: float = DEFAULT_BUDGET_MS, rollouts: float = 0
+        self,
+        seed: int,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        rollouts: float = 0,
+        linear: float = 0,
+        early_stop: float = 1,
     ) -> None:
         self.rng = random.Random(seed)
         self.budget = budget_ms / 1000.0
         self.samples = int(rollouts)
+        self.linear = bool(linear)
+        self.early_stop = bool(early_stop)
 
     def __call__(self, view: SeatView) -> Action:
         if len(view.legal) == 1:
@@ -90,6 +102,8 @@ class StrongStrategy:
         if len(cards) == 1:
             return by_card[cards[0]]
         seat = k.seat
+        ctx = game_context(view)
+        values: list[list[float]] = [[] for _ in cards]
         totals = [0.0] * len(cards)
         done = 0
         base = k.state
@@ -97,15 +111,36 @@ class StrongStrategy:
             hands = sample_hands(seat, view.hand, k.out, k.possible, k.counts, self.rng)
             world = base._replace(hands=hands)
             for i, c in enumerate(cards):
-                totals[i] += deal_value(rollout(play(world, c)), seat)
+                end = rollout(play(world, c))
+                v = deal_value(end, seat)
+                if not self.linear:
+                    # Ladder points, with deal points as a tie-break where the game is decided.
+                    v = expected_ladder(ctx, seat, scores(end), end.king) + TIE_BREAK * v
+                values[i].append(v)
+                totals[i] += v
             done += 1
             if self.samples:
                 if done >= self.samples:
                     break
-            else:
+            elif done >= MIN_SAMPLES:
                 # Stop before a sample that would likely overrun the budget.
                 spent = time.perf_counter() - start
-                if done >= MIN_SAMPLES and spent * (done + 1) / done >= self.budget:
+                if spent * (done + 1) / done >= self.budget:
                     break
+            if self.early_stop and done >= 2 * MIN_SAMPLES and _clear_lead(values, totals):
+                break
         best = max(range(len(cards)), key=lambda i: totals[i])
         return by_card[cards[best]]
+
+
+def _clear_lead(values: list[list[float]], totals: list[float]) -> bool:
+    """Whether the best card's lead over the runner-up is beyond sampling noise."""
+    order = sorted(range(len(totals)), key=lambda i: totals[i], reverse=True)
+    a, b = values[order[0]], values[order[1]]
+    n = len(a)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    if var == 0.0:
+        return mean > 0.0
+    return mean > CLEAR_LEAD_Z * math.sqrt(var / n)
