@@ -44,7 +44,7 @@ from domain.events import (
     StrikeRecorded,
     TrickTaken,
 )
-from domain.results import ladder_points, participant_points, winners
+from domain.results import ladder_points, seat_results, winners
 from domain.rules import Rules
 from domain.shuffle import commitment as seed_commitment
 from domain.violations import Violation
@@ -302,7 +302,10 @@ def play_violation(state: GameState, seat: int, card: int | str) -> Violation | 
     """Why `seat` may not play `card` now, or None."""
     if state.phase is Phase.OVER:
         return Violation("game_over", "the game is over")
-    if state.phase is Phase.AWAITING_DEAL or (
+    # Between deals a card is too late if a deal has just ended; before the first deal or
+    # after a redeal it is simply out of place.
+    last = state.completed[-1] if state.completed else None
+    if (state.phase is Phase.AWAITING_DEAL and isinstance(last, CompletedDeal)) or (
         state.phase is Phase.PLAYING and state.deal is not None and state.deal.over
     ):
         return Violation("deal_over", "the deal is over")
@@ -449,13 +452,8 @@ def _deal_result(state: GameState, st: dealmod.DealState) -> DealEnded:
 def _game_result(state: GameState, totals: tuple[int, ...], king: int | None) -> GameEnded:
     points = ladder_points(state.rules, totals, king)
     won = winners(state.rules, totals, king)
-    left = dict(state.abandoned)
-    people = participant_points(points, won, state.occupants, left)
-    results: list[SeatResult] = []
-    for seat in range(4):
-        for person in dict.fromkeys(state.occupants[seat]):
-            if person in people and (person not in left or left[person] == seat):
-                results.append(SeatResult(seat, person, people[person]))
+    rows = seat_results(points, won, state.occupants, set(state.abandoned))
+    results = [SeatResult(seat, person, p) for seat, person, p in rows]
     return GameEnded(totals, won, points, king, tuple(results))
 
 

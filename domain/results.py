@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
 
 from domain.rules import Rules
@@ -42,32 +42,46 @@ def ladder_points(
     return points[0], points[1], points[2], points[3]
 
 
+def seat_results(
+    seat_points: Sequence[Fraction],
+    won: Sequence[int],
+    occupants: Sequence[Sequence[str]],
+    abandoned: Collection[tuple[str, int]],
+) -> list[tuple[int, str, Fraction]]:
+    """Ladder points per seat and person, with R-ABANDON and R-SUBSTITUTE.
+
+    occupants[seat] lists who sat there in order (the first is the original player, later ones
+    substitutes); abandoned holds the (person, seat) pairs of those who left. A leaver gets -30
+    whatever the outcome; the seat's last occupant, if a substitute, gets +1 instead of a
+    deduction on a loss and the normal points on a win. One row per (seat, person).
+    """
+    rows: list[tuple[int, str, Fraction]] = []
+    for seat in range(4):
+        people = occupants[seat]
+        for i, person in enumerate(dict.fromkeys(people)):
+            if (person, seat) in abandoned:
+                points = ABANDON_POINTS
+            elif person == people[-1]:
+                points = seat_points[seat]
+                if i > 0 and seat not in won:
+                    points = SUBSTITUTE_LOSS_POINTS
+            else:
+                continue
+            rows.append((seat, person, points))
+    return rows
+
+
 def participant_points(
     seat_points: Sequence[Fraction],
     won: Sequence[int],
     occupants: Sequence[Sequence[str]],
     abandoned: Mapping[str, int],
 ) -> dict[str, Fraction]:
-    """Ladder points per person, with R-ABANDON and R-SUBSTITUTE.
-
-    occupants[seat] lists who sat there in order (the first is the original player, later ones
-    substitutes); abandoned maps a person who left to the seat they left. A leaver gets -30
-    whatever the outcome; the seat's last occupant, if a substitute, gets +1 instead of a
-    deduction on a loss and the normal points on a win.
-    """
+    """Ladder points per person (summed over the seats they held); see seat_results."""
     out: dict[str, Fraction] = {}
-    for seat in range(4):
-        people = occupants[seat]
-        for i, person in enumerate(people):
-            if person in abandoned and abandoned[person] == seat:
-                points = ABANDON_POINTS
-            elif i == len(people) - 1:
-                points = seat_points[seat]
-                if i > 0 and seat not in won:
-                    points = SUBSTITUTE_LOSS_POINTS
-            else:
-                continue
-            out[person] = out.get(person, Fraction(0)) + points
+    pairs = set(abandoned.items())
+    for _seat, person, points in seat_results(seat_points, won, occupants, pairs):
+        out[person] = out.get(person, Fraction(0)) + points
     return out
 
 

@@ -57,7 +57,7 @@ class Rules:
                 raise BadRuleOption(f"unknown rule option {key!r}")
             allowed = _CHOICES.get(key)
             if allowed is not None:
-                if value not in allowed:
+                if not isinstance(value, str) or value not in allowed:
                     raise BadRuleOption(f"rule option {key!r} must be one of {sorted(allowed)}")
             elif key == "king_tricks":
                 if type(value) is not int or not 0 <= value <= 13:
