@@ -19,8 +19,7 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -32,7 +31,8 @@ from domain.playout import play_game
 from domain.rules import Rules
 
 PLAYERS = ("ada", "bora", "cem", "deniz")
-Runner = Callable[[float], tuple[int, float]]
+class Runner(Protocol):
+    def __call__(self, seconds: float, seed: int = 1) -> tuple[int, float]: ...
 
 
 def _random_hands(rng: random.Random, deck: list[int]) -> tuple[int, int, int, int]:
