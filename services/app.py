@@ -1,0 +1,95 @@
+"""The Litestar application: `create_app(settings)`; `king serve` runs it under uvicorn.
+
+API under /api/v1, OpenAPI schema and docs pages under /schema, health under /health,
+Prometheus metrics at /metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+
+from eventstore import EventStore
+from services.container import Services, build_services
+from services.controllers.deps import (
+    provide_maybe_principal,
+    provide_principal,
+    provide_services,
+)
+from services.controllers.games import GameController
+from services.controllers.health import HealthController
+from services.controllers.players import PlayerController
+from services.controllers.streams import StreamController
+from services.database import open_store
+from services.observability import get_logger
+from services.problems import EXCEPTION_HANDLERS
+from services.ratelimit import rate_limit_middleware
+from services.settings import Settings
+
+log = get_logger("king.app")
+
+
+def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
+    """The app on the settings' database (opened and, for SQLite, migrated now)."""
+    owned = store is None
+    store = store or open_store(settings)
+    services = build_services(settings, store)
+
+    @asynccontextmanager
+    async def lifespan(_app: Litestar) -> AsyncIterator[None]:
+        if services.admin_token_file is not None:
+            log.info("admin_token_generated", file=str(services.admin_token_file))
+        if settings.run_driver:
+            await services.driver.start()
+        log.info("service_started", database=store.backend, driver=settings.run_driver)
+        try:
+            yield
+        finally:
+            services.closing = True
+            await services.driver.stop()
+            await services.push.aclose()
+            if owned:
+                store.close()
+            log.info("service_stopped")
+
+    return Litestar(
+        route_handlers=[PlayerController, GameController, StreamController, HealthController],
+        dependencies={
+            "services": Provide(provide_services, sync_to_thread=False),
+            "maybe_principal": Provide(provide_maybe_principal),
+            "principal": Provide(provide_principal),
+        },
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=[lifespan],
+        middleware=[
+            rate_limit_middleware(settings.rate_limit_per_second, settings.rate_limit_burst)
+        ],
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="King game service",
+            version="1.0.0",
+            description="Turkish King (Rıfkı) over HTTP: tables, bots, streams, records, audit.",
+            path="/schema",
+            render_plugins=[ScalarRenderPlugin(), SwaggerRenderPlugin()],
+            components=Components(
+                security_schemes={
+                    "bearer": SecurityScheme(type="http", scheme="bearer", description="API token")
+                }
+            ),
+            security=[{"bearer": []}],
+        ),
+        state=State({"king": services}),
+        debug=False,
+    )
+
+
+def services_of(app: Litestar) -> Services:
+    services: Services = app.state.king
+    return services

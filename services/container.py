@@ -1,0 +1,73 @@
+"""The service's parts, built once per app and handed to controllers by dependency injection."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eventstore import EventStore
+from services.bots.push import PushClient
+from services.bots.urls import UrlPolicy
+from services.identity import PlayerService
+from services.observability import Metrics, get_logger
+from services.play.driver import GameDriver
+from services.play.notifier import Notifier
+from services.play.service import GameService
+from services.settings import Settings
+from tournament.games import GameRepository
+
+log = get_logger("king.app")
+ADMIN_TOKEN_FILE = "admin-token"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: EventStore
+    repo: GameRepository
+    players: PlayerService
+    games: GameService
+    driver: GameDriver
+    push: PushClient
+    policy: UrlPolicy
+    notifier: Notifier
+    metrics: Metrics
+    admin_token_file: Path | None = None
+    closing: bool = field(default=False)
+
+
+def admin_token(settings: Settings) -> tuple[str, Path | None]:
+    """The configured admin token, or one generated into `<data_dir>/admin-token`."""
+    if settings.admin_token:
+        return settings.admin_token, None
+    path = settings.data_dir / ADMIN_TOKEN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        text = path.read_text().strip()
+        if len(text) >= 16:
+            return text, path
+    token = "admin_" + secrets.token_urlsafe(32)
+    path.write_text(token + "\n")
+    path.chmod(0o600)
+    return token, path
+
+
+def build_services(settings: Settings, store: EventStore) -> Services:
+    """Everything but the running parts (the driver starts in the app's lifespan)."""
+    token, token_file = admin_token(settings)
+    metrics = Metrics()
+    notifier = Notifier()
+    repo = GameRepository(store)
+    players = PlayerService(store.engines.write, token, store.engines.read)
+    policy = UrlPolicy(settings.bot_url_allow)
+    games = GameService(
+        repo, players, store.engines.write, settings, notifier, metrics, store.engines.read
+    )
+    push = PushClient(
+        policy, settings.bot_connect_timeout, settings.bot_reply_max_bytes, "king-service/1"
+    )
+    driver = GameDriver(games, push, metrics, settings.poll_seconds)
+    return Services(
+        settings, store, repo, players, games, driver, push, policy, notifier, metrics, token_file
+    )

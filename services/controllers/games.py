@@ -1,0 +1,156 @@
+"""Tables and games: create, start, look, act, record, audit."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from litestar import Controller, get, post
+from litestar.params import Parameter
+
+from domain.record import to_record
+from domain.view import Action, BadAction, public_view, seat_view
+from services.container import Services
+from services.identity import Principal
+from services.play.driver import iso
+from services.play.service import Forbidden, GameInfo
+from services.problems import BadRequest, IllegalAction, strike_out
+from services.schemas import ActionIn, ActionOut, GameCreate, GameDetail, GameOut, SeatViewOut
+from tournament.games import GameNotFound
+
+Status = Literal["created", "live", "over"]
+
+
+def game_out(info: GameInfo) -> GameOut:
+    return GameOut(
+        id=info.id,
+        status=info.status,
+        seats=list(info.seats),
+        rules=info.rules,
+        decision_seconds=info.decision_seconds,
+        client_seed=info.client_seed,
+        created_by=info.created_by,
+        created_at=info.created_at,
+    )
+
+
+class GameController(Controller):
+    path = "/api/v1/games"
+    tags = ("games",)
+
+    @post("/", status_code=201)
+    async def create_game(
+        self, data: GameCreate, services: Services, principal: Principal
+    ) -> GameDetail:
+        """Set a table: four seats (player ids or house:<strategy>), rule options, time limit.
+
+        With `start` (the default) the game starts at once: the seed is sealed, the first
+        hands dealt, and the driver runs the game.
+        """
+        games = services.games
+        info = await games.create_table(
+            principal, data.id, data.seats, data.rules, data.decision_seconds, data.client_seed
+        )
+        if not data.start:
+            return GameDetail(game_out(info), None, 0)
+        state = await games.start(principal, info.id)
+        info = await games.info(info.id)
+        return GameDetail(game_out(info), public_view(state).to_dict(), state.version)
+
+    @get("/")
+    async def list_games(
+        self,
+        services: Services,
+        status: Status | None = None,
+        player: Annotated[str | None, Parameter(max_length=40)] = None,
+        limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
+        offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
+    ) -> list[GameOut]:
+        """Games, newest first; filter by status or by a seated player."""
+        return [game_out(i) for i in await services.games.list_games(status, player, limit, offset)]
+
+    @get("/{game_id:str}")
+    async def get_game(self, game_id: str, services: Services) -> GameDetail:
+        """The table and the public view (played cards only; no hand before its deal ends)."""
+        info = await services.games.info(game_id)
+        if info.status == "created":
+            return GameDetail(game_out(info), None, 0)
+        state = await services.games.load(game_id)
+        return GameDetail(game_out(info), public_view(state).to_dict(), state.version)
+
+    @post("/{game_id:str}/start", status_code=200)
+    async def start_game(
+        self, game_id: str, services: Services, principal: Principal
+    ) -> GameDetail:
+        """Start a table created with `start: false` (its creator or the admin)."""
+        state = await services.games.start(principal, game_id)
+        info = await services.games.info(game_id)
+        return GameDetail(game_out(info), public_view(state).to_dict(), state.version)
+
+    @get("/{game_id:str}/seats/{seat:int}")
+    async def get_seat_view(
+        self, game_id: str, seat: int, services: Services, principal: Principal
+    ) -> SeatViewOut:
+        """The seat's view (its own hand, legal actions, the deadline) for the seat's token."""
+        state = await services.games.load(game_id)
+        if seat not in services.games.seats_of(state, principal.player_id):
+            raise Forbidden(f"this token does not hold seat {seat}")
+        turn = services.games.turns.get(game_id)
+        deadline = (
+            turn.deadline if turn and turn.version == state.version and turn.seat == seat else None
+        )
+        return SeatViewOut(
+            game_id,
+            seat,
+            state.version,
+            iso(deadline) if deadline else None,
+            seat_view(state, seat).to_dict(),
+        )
+
+    @post("/{game_id:str}/actions", status_code=200)
+    async def act(
+        self, game_id: str, data: ActionIn, services: Services, principal: Principal
+    ) -> ActionOut:
+        """Play a card, declare a contract or ask for a redeal, for one of the token's seats.
+
+        An illegal action on the seat's turn is refused (422, with the reason code and rule)
+        and counts as a strike: a default move is played for the seat.
+        """
+        try:
+            action = Action.from_dict(data.as_dict())
+        except BadAction as exc:
+            raise BadRequest(str(exc)) from None
+        result = await services.games.act(principal, game_id, data.seat, action, data.version)
+        if result.violation is not None:
+            raise IllegalAction(result.violation, result.strike)
+        return ActionOut(
+            ok=True,
+            seat=result.seat,
+            version=result.state.version,
+            view=seat_view(result.state, result.seat).to_dict(),
+            strike=strike_out(result.strike),
+        )
+
+    @get("/{game_id:str}/record")
+    async def record(self, game_id: str, services: Services) -> dict[str, Any]:
+        """king-record/1 of what is public now: ended deals with hands; the seed at the end."""
+        await services.games.info(game_id)
+        state = await services.games.load(game_id)
+        return to_record(state, public=True)
+
+    @get("/{game_id:str}/audit")
+    async def audit(
+        self, game_id: str, services: Services, maybe_principal: Principal | None
+    ) -> dict[str, object]:
+        """Hash chain and replay audit. Anyone once the game is over; the admin during it."""
+        info = await services.games.info(game_id)
+        if info.status != "over" and not (maybe_principal and maybe_principal.is_admin):
+            raise Forbidden("a game in progress is audited by the admin only")
+        try:
+            report = await asyncio.to_thread(services.repo.audit, game_id)
+        except GameNotFound:
+            raise
+        services.metrics.audits.inc()
+        if not report.ok:
+            services.metrics.audit_failures.inc()
+        return report.to_dict()

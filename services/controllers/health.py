@@ -1,0 +1,40 @@
+"""Liveness, readiness and Prometheus metrics."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from litestar import Controller, Response, get
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from services.container import Services
+
+
+class HealthController(Controller):
+    tags = ("operations",)
+
+    @get("/health/live")
+    async def live(self) -> dict[str, str]:
+        """The process answers."""
+        return {"status": "ok"}
+
+    @get("/health/ready")
+    async def ready(self, services: Services) -> Response[dict[str, Any]]:
+        """The database answers and the driver runs (when this process runs one)."""
+        checks: dict[str, str] = {}
+        try:
+            await asyncio.wait_for(asyncio.to_thread(services.store.head_position), 5)
+            checks["database"] = "ok"
+        except Exception as exc:
+            checks["database"] = f"failing: {type(exc).__name__}"
+        if services.settings.run_driver:
+            checks["driver"] = "ok" if services.driver.running else "not running"
+        ok = all(v == "ok" for v in checks.values()) and not services.closing
+        body = {"status": "ok" if ok else "unavailable", "checks": checks}
+        return Response(body, status_code=200 if ok else 503)
+
+    @get("/metrics", media_type=CONTENT_TYPE_LATEST)
+    async def metrics(self, services: Services) -> bytes:
+        """Prometheus text format."""
+        return generate_latest(services.metrics.registry)

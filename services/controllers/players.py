@@ -1,0 +1,83 @@
+"""Players, tokens and push-bot URLs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from litestar import Controller, get, post, put
+from litestar.di import Provide
+from litestar.params import Parameter
+
+from services.container import Services
+from services.controllers.deps import provide_admin
+from services.identity import Player, Principal
+from services.play.service import Forbidden
+from services.schemas import BotUrlIn, PlayerCreate, PlayerCreated, PlayerOut, TokenOut
+
+
+def player_out(p: Player) -> PlayerOut:
+    return PlayerOut(p.id, p.name, p.kind, p.bot_url, p.created_at)
+
+
+def _own(principal: Principal) -> str:
+    if principal.player_id is None:
+        raise Forbidden("the admin token is not a player")
+    return principal.player_id
+
+
+class PlayerController(Controller):
+    path = "/api/v1"
+    tags = ("players",)
+
+    @post("/players", dependencies={"admin": Provide(provide_admin)}, status_code=201)
+    async def create_player(
+        self, data: PlayerCreate, services: Services, admin: Principal
+    ) -> PlayerCreated:
+        """Create a player (admin). The reply holds the player's API token: shown once."""
+        url = data.bot_url
+        if url is not None:
+            url = await asyncio.to_thread(services.policy.validate, url)
+        kind = "bot" if url is not None else data.kind
+        player, token = await asyncio.to_thread(
+            services.players.create, data.id, data.name or data.id, kind, url
+        )
+        return PlayerCreated(player_out(player), token)
+
+    @get("/players")
+    async def list_players(
+        self,
+        services: Services,
+        principal: Principal,
+        limit: Annotated[int, Parameter(ge=1, le=500)] = 100,
+        offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
+    ) -> list[PlayerOut]:
+        players = await asyncio.to_thread(services.players.list, limit, offset)
+        return [player_out(p) for p in players]
+
+    @get("/players/{player_id:str}")
+    async def get_player(
+        self, player_id: str, services: Services, principal: Principal
+    ) -> PlayerOut:
+        return player_out(await asyncio.to_thread(services.players.get, player_id))
+
+    @get("/me")
+    async def me(self, services: Services, principal: Principal) -> PlayerOut:
+        """The token's own player."""
+        return player_out(await asyncio.to_thread(services.players.get, _own(principal)))
+
+    @put("/me/bot")
+    async def set_bot_url(
+        self, data: BotUrlIn, services: Services, principal: Principal
+    ) -> PlayerOut:
+        """Register (or, with null, clear) the push-bot URL the service POSTs decisions to."""
+        url = data.url
+        if url is not None:
+            url = await asyncio.to_thread(services.policy.validate, url)
+        player = await asyncio.to_thread(services.players.set_bot_url, _own(principal), url)
+        return player_out(player)
+
+    @post("/me/token", status_code=201)
+    async def rotate_token(self, services: Services, principal: Principal) -> TokenOut:
+        """Revoke the player's tokens and issue a new one (shown once)."""
+        return TokenOut(await asyncio.to_thread(services.players.rotate_token, _own(principal)))

@@ -1,0 +1,122 @@
+"""Event streams: a game's public feed, a seat's feed, and a player's game notices."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from litestar import Controller, Request, get
+from litestar.params import Parameter
+from litestar.response import Stream
+
+from services.container import Services
+from services.identity import Principal
+from services.play.service import Forbidden
+from services.play.streams import MEDIA_TYPES, StreamFormat, game_stream, player_stream
+from services.problems import BadRequest
+
+STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+Format = Literal["sse", "ndjson"]
+
+
+def _format(request: Request[Any, Any, Any], fmt: Format | None) -> StreamFormat:
+    if fmt is not None:
+        return fmt
+    accept = request.headers.get("accept", "")
+    return "ndjson" if "application/x-ndjson" in accept else "sse"
+
+
+def _after(request: Request[Any, Any, Any], after: int | None) -> int:
+    if after is not None:
+        return after
+    last = request.headers.get("last-event-id")
+    if last is None or not last.strip():
+        return 0
+    if not last.strip().isdigit() or len(last.strip()) > 12:
+        raise BadRequest("Last-Event-ID must be an event id (a version number)")
+    return int(last.strip())
+
+
+class StreamController(Controller):
+    path = "/api/v1"
+    tags = ("streams",)
+
+    @get("/games/{game_id:str}/events", media_type="text/event-stream")
+    async def public_events(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: str,
+        services: Services,
+        after: Annotated[int | None, Parameter(ge=0, le=10**9)] = None,
+        format: Format | None = None,
+        follow: bool = True,
+    ) -> Stream:
+        """The game's public events (SSE, or NDJSON with `format=ndjson` or that Accept).
+
+        Resumable: `Last-Event-ID` or `?after=<id>`. Live hands never appear; a deal's hands
+        come with its `deal_ended`; the seed with `seed_revealed`, the last event.
+        """
+        await services.games.info(game_id)
+        fmt = _format(request, format)
+        s = services.settings
+        body = game_stream(
+            services.games,
+            game_id,
+            None,
+            _after(request, after),
+            fmt,
+            follow,
+            s.poll_seconds,
+            s.stream_keepalive_seconds,
+        )
+        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
+
+    @get("/games/{game_id:str}/seats/{seat:int}/events", media_type="text/event-stream")
+    async def seat_events(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: str,
+        seat: int,
+        services: Services,
+        principal: Principal,
+        after: Annotated[int | None, Parameter(ge=0, le=10**9)] = None,
+        format: Format | None = None,
+        follow: bool = True,
+    ) -> Stream:
+        """The seat's events: its own hand only, plus `your_turn` (view, legal, deadline)."""
+        info = await services.games.info(game_id)
+        if info.status == "created" or seat not in range(4):
+            raise Forbidden(f"this token does not hold seat {seat}")
+        state = await services.games.load(game_id)
+        if seat not in services.games.seats_of(state, principal.player_id):
+            raise Forbidden(f"this token does not hold seat {seat}")
+        fmt = _format(request, format)
+        s = services.settings
+        body = game_stream(
+            services.games,
+            game_id,
+            seat,
+            _after(request, after),
+            fmt,
+            follow,
+            s.poll_seconds,
+            s.stream_keepalive_seconds,
+        )
+        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
+
+    @get("/me/events", media_type="text/event-stream")
+    async def my_events(
+        self,
+        request: Request[Any, Any, Any],
+        services: Services,
+        principal: Principal,
+        format: Format | None = None,
+    ) -> Stream:
+        """`game_started` and `game_over` notices for the token's player (pull bots start here)."""
+        if principal.player_id is None:
+            raise Forbidden("the admin token is not a player")
+        fmt = _format(request, format)
+        s = services.settings
+        body = player_stream(
+            services.games, principal.player_id, fmt, s.poll_seconds, s.stream_keepalive_seconds
+        )
+        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)

@@ -1,0 +1,78 @@
+"""Opening the databases: the event store and the service's own tables, on one URL.
+
+SQLite (the embedded default) is migrated at start; PostgreSQL must be upgraded beforehand
+with `king db upgrade` and is refused with a clear message when it is not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+
+from eventstore import EventStore, SchemaError, StoreSettings
+from eventstore import migrate as store_migrate
+from eventstore.backends import create_engines
+from services.db import migrate as app_migrate
+from services.errors import UserError
+from services.settings import Settings
+
+
+def store_settings(settings: Settings) -> StoreSettings:
+    return StoreSettings(
+        pg_schema=settings.pg_schema, sqlite_synchronous=settings.sqlite_synchronous
+    )
+
+
+def _ensure_sqlite_dir(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def upgrade_all(settings: Settings) -> None:
+    """`king db upgrade`: the event store's migrations, then the service's."""
+    url = settings.url
+    _ensure_sqlite_dir(url)
+    try:
+        store_migrate.upgrade(url, settings=store_settings(settings))
+        engines = create_engines(url, store_settings(settings))
+        try:
+            app_migrate.upgrade_engines(engines)
+        finally:
+            engines.dispose()
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        raise UserError(f"cannot upgrade the database: {_first_line(exc)}") from None
+
+
+def open_store(settings: Settings) -> EventStore:
+    """The event store, with the service's tables checked (and created on SQLite)."""
+    url = settings.url
+    if settings.is_sqlite:
+        _ensure_sqlite_dir(url)
+    try:
+        store = EventStore.open(url, settings=store_settings(settings), create=settings.is_sqlite)
+    except SchemaError as exc:
+        raise UserError(str(exc)) from None
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        raise UserError(f"cannot open the database: {_first_line(exc)}") from None
+    try:
+        if settings.is_sqlite:
+            app_migrate.upgrade_engines(store.engines)
+        elif not app_migrate.is_current(store.engines):
+            raise UserError(
+                "the service's tables are not at the current schema: run `king db upgrade`"
+            )
+    except SQLAlchemyError as exc:
+        store.close()
+        raise UserError(f"cannot open the service's tables: {_first_line(exc)}") from None
+    except UserError:
+        store.close()
+        raise
+    return store
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

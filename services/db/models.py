@@ -1,0 +1,49 @@
+"""SQLModel tables of the service. Never used as API input: the API speaks msgspec Structs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+
+class PlayerRow(SQLModel, table=True):
+    """A person or a bot. `bot_url` set: a push bot; unset: plays through the API (pull)."""
+
+    __tablename__ = "king_players"
+
+    id: str = Field(primary_key=True, max_length=40)
+    name: str = Field(max_length=100)
+    kind: str = Field(max_length=10)  # "human" | "bot"
+    bot_url: str | None = Field(default=None, max_length=2000)
+    created_at: datetime
+
+
+class TokenRow(SQLModel, table=True):
+    """An API token of a player, stored as the SHA-256 of the token text only."""
+
+    __tablename__ = "king_tokens"
+
+    token_hash: str = Field(primary_key=True, max_length=64)
+    player_id: str = Field(index=True, max_length=40)
+    created_at: datetime
+    revoked: bool = False
+
+
+class GameRow(SQLModel, table=True):
+    """The games index: one row per table, with what the driver needs to run it."""
+
+    __tablename__ = "king_games"
+
+    id: str = Field(primary_key=True, max_length=64)
+    status: str = Field(index=True, max_length=10)  # "created" | "live" | "over"
+    seats: str = Field(max_length=1000)  # JSON list of four seat owners
+    rules: str = Field(max_length=2000)  # JSON object of rule options
+    decision_ms: int
+    client_seed: str = Field(default="", max_length=200)
+    created_by: str = Field(max_length=40)
+    created_at: datetime
+    updated_at: datetime
+
+
+APP_TABLES = (PlayerRow.__table__, TokenRow.__table__, GameRow.__table__)  # type: ignore[attr-defined]

@@ -1,0 +1,80 @@
+"""Structured logs (structlog, JSON) and Prometheus metrics.
+
+Log lines carry game ids, seats, versions, reason codes and timings: never a card of a hidden
+hand, never a seed or a token. Metrics live in their own registry (one per app).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import structlog
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+
+def configure_logging(level: str = "info", json: bool = True) -> None:
+    numeric = logging.getLevelName(level.upper())
+    if not isinstance(numeric, int):
+        numeric = logging.INFO
+    renderer: Any = (
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str) -> Any:
+    return structlog.get_logger(name)
+
+
+class Metrics:
+    """The service's Prometheus metrics."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.decision_seconds = Histogram(
+            "king_decision_seconds",
+            "Time a seat took to decide, by controller kind and player",
+            ["kind", "player"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.action_seconds = Histogram(
+            "king_action_seconds",
+            "Service-side time to apply one action (load, decide, append)",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.strikes = Counter(
+            "king_strikes_total", "Strikes recorded, by reason", ["reason"], registry=r
+        )
+        self.forfeits = Counter("king_forfeits_total", "Seats forfeited for strikes", registry=r)
+        self.appends = Counter("king_appends_total", "Events appended to game streams", registry=r)
+        self.rejections = Counter(
+            "king_rejected_actions_total", "Actions refused, by reason code", ["code"], registry=r
+        )
+        self.audits = Counter("king_audits_total", "Game audits run", registry=r)
+        self.audit_failures = Counter(
+            "king_audit_failures_total", "Game audits that found a problem", registry=r
+        )
+        self.live_games = Gauge("king_live_games", "Games the driver is running", registry=r)
+        self.push_failures = Counter(
+            "king_push_failures_total",
+            "Push requests without a usable reply",
+            ["reason"],
+            registry=r,
+        )

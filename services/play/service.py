@@ -1,0 +1,457 @@
+"""The game service: tables, starting games, actions, strikes and forfeits.
+
+Every write to a game goes through `GameRepository.execute`, one command at a time per game
+(an asyncio lock per game in this process), so a late action and the driver's default move
+can never both land. Blocking database work runs in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from domain.game import (
+    Abandon,
+    Command,
+    GameState,
+    Phase,
+    RecordStrike,
+    Substitute,
+    decide,
+)
+from domain.rules import BadRuleOption, Rules
+from domain.view import Action, seat_view
+from domain.violations import Violation
+from services.db.models import GameRow
+from services.identity import Player, PlayerService, Principal
+from services.observability import Metrics, get_logger
+from services.play.house import HouseBots, check_house, house_owner, is_house
+from services.play.notifier import Notifier
+from services.settings import Settings
+from tournament.games import GameExists, GameNotFound, GameRepository, Outcome
+
+GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+MIN_DECISION_SECONDS = 0.05
+# Strike reasons as stored (public): never a card, never a bot's reply.
+TIMEOUT = "timeout"
+ILLEGAL = "illegal_action"
+BAD_REPLY = "bad_reply"
+UNREACHABLE = "unreachable"
+
+log = get_logger("king.games")
+
+
+class TableError(ValueError):
+    """A table that cannot be set: bad seats, rules or time limit (HTTP 400)."""
+
+
+class Forbidden(PermissionError):
+    """The token may not do this (HTTP 403)."""
+
+
+class Conflict(RuntimeError):
+    """The request does not fit the game's state (HTTP 409)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    id: str
+    status: str
+    seats: tuple[str, ...]
+    rules: dict[str, Any]
+    decision_ms: int
+    client_seed: str
+    created_by: str
+    created_at: datetime
+
+    @property
+    def decision_seconds(self) -> float:
+        return self.decision_ms / 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A decision the driver waits for: the seat, at which version, until when (epoch s)."""
+
+    seat: int
+    version: int
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeInfo:
+    seat: int
+    reason: str
+    count: int
+    forfeited: bool
+    default_action: dict[str, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActResult:
+    state: GameState
+    seat: int
+    violation: Violation | None = None
+    strike: StrikeInfo | None = None
+
+
+def _info(row: GameRow) -> GameInfo:
+    return GameInfo(
+        id=row.id,
+        status=row.status,
+        seats=tuple(orjson.loads(row.seats)),
+        rules=orjson.loads(row.rules),
+        decision_ms=row.decision_ms,
+        client_seed=row.client_seed,
+        created_by=row.created_by,
+        created_at=row.created_at,
+    )
+
+
+class GameService:
+    def __init__(
+        self,
+        repo: GameRepository,
+        players: PlayerService,
+        engine: Engine,
+        settings: Settings,
+        notifier: Notifier,
+        metrics: Metrics,
+        read_engine: Engine | None = None,
+    ) -> None:
+        self.repo = repo
+        self.players = players
+        self.engine = engine
+        self.read_engine = read_engine or engine
+        self.settings = settings
+        self.notifier = notifier
+        self.metrics = metrics
+        self.house = HouseBots()
+        self.turns: dict[str, Turn] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._infos: dict[str, GameInfo] = {}
+        self.on_start: list[Any] = []  # callbacks(game_id) run when a game starts
+
+    # --- the games index --------------------------------------------------------------
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    def _row(self, game_id: str) -> GameRow | None:
+        with Session(self.read_engine) as session:
+            return session.get(GameRow, game_id)
+
+    async def info(self, game_id: str) -> GameInfo:
+        cached = self._infos.get(game_id)
+        if cached is not None:
+            return cached
+        row = await asyncio.to_thread(self._row, game_id)
+        if row is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        info = _info(row)
+        self._infos[game_id] = info
+        return info
+
+    def _set_status(self, game_id: str, status: str) -> None:
+        with Session(self.engine) as session:
+            row = session.get(GameRow, game_id)
+            if row is not None and row.status != status:
+                row.status = status
+                row.updated_at = datetime.now(UTC)
+                session.add(row)
+                session.commit()
+        self._infos.pop(game_id, None)
+
+    def _list(
+        self, status: str | None, player: str | None, limit: int, offset: int
+    ) -> list[GameInfo]:
+        query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id)  # type: ignore[attr-defined]
+        if status is not None:
+            query = query.where(GameRow.status == status)  # type: ignore[arg-type]
+        with Session(self.read_engine) as session:
+            if player is None:
+                rows = session.execute(query.limit(limit).offset(offset)).scalars().all()
+                return [_info(r) for r in rows]
+            found: list[GameInfo] = []
+            for row in session.execute(query).scalars():
+                info = _info(row)
+                if player in info.seats:
+                    found.append(info)
+            return found[offset : offset + limit]
+
+    async def list_games(
+        self, status: str | None, player: str | None, limit: int = 50, offset: int = 0
+    ) -> list[GameInfo]:
+        return await asyncio.to_thread(self._list, status, player, limit, offset)
+
+    async def live_game_ids(self) -> list[str]:
+        infos = await asyncio.to_thread(self._list, "live", None, 1_000_000, 0)
+        return [i.id for i in infos]
+
+    # --- tables -----------------------------------------------------------------------
+
+    def _check_seats(self, seats: Sequence[str]) -> None:
+        if len(seats) != 4:
+            raise TableError("a table has four seats")
+        people = [s for s in seats if not is_house(s)]
+        if len(set(people)) != len(people):
+            raise TableError("a player may hold only one seat of a table")
+        for owner in seats:
+            if is_house(owner):
+                why = check_house(owner)
+                if why:
+                    raise TableError(f"seat {owner!r}: {why}")
+            elif self.players.find(owner) is None:
+                raise TableError(f"seat {owner!r}: no such player (or house:<strategy>)")
+
+    def _create_row(
+        self,
+        principal: Principal,
+        game_id: str | None,
+        seats: Sequence[str],
+        rules: dict[str, Any],
+        decision_seconds: float | None,
+        client_seed: str,
+    ) -> GameInfo:
+        if game_id is None:
+            game_id = "g-" + secrets.token_hex(6)
+        elif not GAME_ID.match(game_id):
+            raise TableError("a game id is 1-64 letters, digits, '_', '.' or '-'")
+        self._check_seats(seats)
+        try:
+            parsed = Rules.from_dict(rules)
+        except BadRuleOption as exc:
+            raise TableError(str(exc)) from None
+        seconds = self.settings.decision_seconds if decision_seconds is None else decision_seconds
+        if not MIN_DECISION_SECONDS <= seconds <= 3600:
+            raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
+        now = datetime.now(UTC)
+        row = GameRow(
+            id=game_id,
+            status="created",
+            seats=orjson.dumps(list(seats)).decode(),
+            rules=orjson.dumps(parsed.changes()).decode(),
+            decision_ms=round(seconds * 1000),
+            client_seed=client_seed,
+            created_by=principal.player_id or "admin",
+            created_at=now,
+            updated_at=now,
+        )
+        with Session(self.engine) as session:
+            if session.get(GameRow, game_id) is not None or self.repo.exists(game_id):
+                raise Conflict(f"game {game_id!r} exists already")
+            session.add(row)
+            session.commit()
+            return _info(row)
+
+    async def create_table(
+        self,
+        principal: Principal,
+        game_id: str | None,
+        seats: Sequence[str],
+        rules: dict[str, Any],
+        decision_seconds: float | None,
+        client_seed: str,
+    ) -> GameInfo:
+        return await asyncio.to_thread(
+            self._create_row, principal, game_id, seats, rules, decision_seconds, client_seed
+        )
+
+    async def start(self, principal: Principal, game_id: str) -> GameState:
+        info = await self.info(game_id)
+        if not principal.is_admin and principal.player_id != info.created_by:
+            raise Forbidden("only the table's creator or the admin may start it")
+        async with self._lock(game_id):
+            info = await self.info(game_id)
+            if info.status != "created":
+                raise Conflict(f"game {game_id!r} has started already")
+            try:
+                state = await asyncio.to_thread(
+                    self.repo.create,
+                    game_id,
+                    info.seats,
+                    Rules.from_dict(info.rules),
+                    info.client_seed,
+                )
+            except GameExists as exc:
+                raise Conflict(str(exc)) from None
+            await asyncio.to_thread(self._set_status, game_id, "live")
+        self.metrics.appends.inc(state.version)
+        await self.info(game_id)
+        self.publish_turn(game_id, state)
+        self.notifier.notify(game_id, state.version)
+        self.notifier.games_changed()
+        log.info("game_started", game_id=game_id, seats=list(info.seats))
+        for callback in self.on_start:
+            callback(game_id)
+        return state
+
+    async def mark_over(self, game_id: str) -> None:
+        info = await self.info(game_id)
+        if info.status != "over":
+            await asyncio.to_thread(self._set_status, game_id, "over")
+            self.turns.pop(game_id, None)
+            self.house.forget(game_id)
+            self.notifier.games_changed()
+            log.info("game_over", game_id=game_id)
+
+    # --- reading ----------------------------------------------------------------------
+
+    async def load(self, game_id: str) -> GameState:
+        return await asyncio.to_thread(self.repo.load, game_id)
+
+    async def player(self, player_id: str) -> Player | None:
+        return await asyncio.to_thread(self.players.find, player_id)
+
+    def seats_of(self, state: GameState, player_id: str | None) -> list[int]:
+        """The seats a player occupies now (a forfeited player holds none)."""
+        if player_id is None:
+            return []
+        return [s for s in range(4) if state.occupants and state.occupants[s][-1] == player_id]
+
+    # --- writing ----------------------------------------------------------------------
+
+    def publish_turn(self, game_id: str, state: GameState) -> Turn | None:
+        """Start the clock of the decision the game now waits for (None: nobody to move)."""
+        seat = state.to_move
+        known = self.turns.get(game_id)
+        if seat is None:
+            self.turns.pop(game_id, None)
+            return None
+        if known is not None and known.version == state.version:
+            return known
+        info = self._infos.get(game_id)
+        seconds = info.decision_seconds if info else self.settings.decision_seconds
+        turn = self.turns[game_id] = Turn(seat, state.version, time.time() + seconds)
+        return turn
+
+    async def _execute(self, game_id: str, command: Command) -> Outcome:
+        start = time.perf_counter()
+        outcome = await asyncio.to_thread(self.repo.execute, game_id, command)
+        self.metrics.action_seconds.observe(time.perf_counter() - start)
+        if outcome.events:
+            self.metrics.appends.inc(len(outcome.events))
+            self.publish_turn(game_id, outcome.state)
+            self.notifier.notify(game_id, outcome.state.version)
+            if outcome.state.phase is Phase.OVER:
+                await self.mark_over(game_id)
+        elif outcome.violation is not None:
+            self.metrics.rejections.labels(outcome.violation.code).inc()
+        return outcome
+
+    async def act(
+        self,
+        principal: Principal,
+        game_id: str,
+        seat: int | None,
+        action: Action,
+        expected_version: int | None = None,
+    ) -> ActResult:
+        """An action sent over HTTP by the seat's own token (pull bots, people)."""
+        if principal.player_id is None:
+            raise Forbidden("the admin token holds no seat: act with the player's token")
+        async with self._lock(game_id):
+            state = await self.load(game_id)
+            mine = self.seats_of(state, principal.player_id)
+            if seat is None:
+                if not mine:
+                    raise Forbidden("this token holds no seat in this game")
+                seat = state.to_move if state.to_move in mine else mine[0]
+            if seat not in mine:
+                raise Forbidden(f"this token does not hold seat {seat}")
+            if expected_version is not None and expected_version != state.version:
+                raise Conflict(
+                    f"the game is at version {state.version}, not {expected_version}: "
+                    "read the new state and decide again"
+                )
+            if state.to_move != seat:  # refused without a strike: not this seat's decision
+                refused = decide(state, action.command(seat))
+                if not isinstance(refused, Violation):
+                    raise Conflict("the game is between decisions: try again")
+                self.metrics.rejections.labels(refused.code).inc()
+                return ActResult(state, seat, refused)
+            outcome = await self._execute(game_id, action.command(seat))
+            if outcome.violation is None:
+                return ActResult(outcome.state, seat)
+            strike = await self._strike(
+                game_id, outcome.state, seat, ILLEGAL, outcome.violation.code
+            )
+            return ActResult(await self.load(game_id), seat, outcome.violation, strike)
+
+    async def apply_decision(
+        self, game_id: str, seat: int, version: int, action: Action, owner: str
+    ) -> ActResult | None:
+        """A house or push bot's action, asked at `version` (None if the game moved on)."""
+        async with self._lock(game_id):
+            state = await self.load(game_id)
+            if state.version != version or state.to_move != seat:
+                return None
+            outcome = await self._execute(game_id, action.command(seat))
+            if outcome.violation is None:
+                return ActResult(outcome.state, seat)
+            refused = outcome.violation
+            if is_house(owner):  # a house bot never plays illegally: play the first legal
+                fallback = seat_view(outcome.state, seat).legal[0]
+                outcome = await self._execute(game_id, fallback.command(seat))
+                return ActResult(outcome.state, seat, refused)
+            strike = await self._strike(game_id, outcome.state, seat, ILLEGAL, refused.code)
+            return ActResult(await self.load(game_id), seat, refused, strike)
+
+    async def strike_at(
+        self, game_id: str, seat: int, version: int, reason: str, detail: str = ""
+    ) -> StrikeInfo | None:
+        """A time-out or a bad reply for the decision asked at `version`."""
+        async with self._lock(game_id):
+            state = await self.load(game_id)
+            if state.version != version or state.to_move != seat:
+                return None
+            return await self._strike(game_id, state, seat, reason, detail)
+
+    async def _strike(
+        self, game_id: str, state: GameState, seat: int, reason: str, detail: str
+    ) -> StrikeInfo:
+        """Record a strike; forfeit at the limit, else play the default move (lock held)."""
+        outcome = await self._execute(game_id, RecordStrike(seat, reason))
+        count = outcome.state.strikes[seat]
+        self.metrics.strikes.labels(reason).inc()
+        player = state.occupants[seat][-1]
+        log.warning(
+            "strike",
+            game_id=game_id,
+            seat=seat,
+            player=player,
+            reason=reason,
+            detail=detail,
+            count=count,
+        )
+        substitute = house_owner(self.settings.house_strategy)
+        if count >= self.settings.max_strikes:
+            await self._execute(game_id, Abandon(seat, "strikes"))
+            await self._execute(game_id, Substitute(seat, substitute))
+            self.metrics.forfeits.inc()
+            log.warning("forfeit", game_id=game_id, seat=seat, player=player, substitute=substitute)
+            return StrikeInfo(seat, reason, count, True, None)
+        view = seat_view(outcome.state, seat)
+        action = await asyncio.to_thread(self.house.choose, game_id, seat, substitute, view)
+        done = await self._execute(game_id, action.command(seat))
+        if done.violation is not None:  # cannot happen with a legal action; be safe anyway
+            action = view.legal[0]
+            await self._execute(game_id, action.command(seat))
+        return StrikeInfo(seat, reason, count, False, action.to_dict())
+
+    async def house_action(self, game_id: str, state: GameState, seat: int, owner: str) -> Action:
+        view = seat_view(state, seat)
+        return await asyncio.to_thread(self.house.choose, game_id, seat, owner, view)

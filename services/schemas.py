@@ -1,0 +1,125 @@
+"""The API's request and reply shapes (msgspec Structs; never the ORM rows)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta, Struct
+
+PlayerId = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{1,39}$", examples=["ada"])]
+SeatOwner = Annotated[
+    str,
+    Meta(
+        max_length=60, description="a player id, or house:<strategy>", examples=["house:heuristic"]
+    ),
+]
+Seat = Annotated[int, Meta(ge=0, le=3)]
+
+
+class PlayerCreate(Struct, forbid_unknown_fields=True):
+    id: PlayerId
+    name: Annotated[str, Meta(min_length=1, max_length=100)] | None = None
+    kind: Literal["human", "bot"] = "human"
+    bot_url: Annotated[str, Meta(max_length=2000)] | None = None
+
+
+class PlayerOut(Struct):
+    id: str
+    name: str
+    kind: str
+    bot_url: str | None
+    created_at: datetime
+
+
+class PlayerCreated(Struct):
+    player: PlayerOut
+    token: str
+
+
+class BotUrlIn(Struct, forbid_unknown_fields=True):
+    url: Annotated[str, Meta(max_length=2000)] | None
+
+
+class TokenOut(Struct):
+    token: str
+
+
+class GameCreate(Struct, forbid_unknown_fields=True):
+    seats: Annotated[list[SeatOwner], Meta(min_length=4, max_length=4)]
+    rules: Annotated[dict[str, Any], Meta(description="rule options of KING_RULES.md")] = {}
+    decision_seconds: Annotated[float, Meta(ge=0.05, le=3600)] | None = None
+    client_seed: Annotated[str, Meta(max_length=200)] = ""
+    id: Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")] | None = None
+    start: bool = True
+
+
+class GameOut(Struct):
+    id: str
+    status: str
+    seats: list[str]
+    rules: dict[str, Any]
+    decision_seconds: float
+    client_seed: str
+    created_by: str
+    created_at: datetime
+
+
+class GameDetail(Struct):
+    game: GameOut
+    view: dict[str, Any] | None
+    version: int
+
+
+class ActionIn(Struct, forbid_unknown_fields=True):
+    type: Literal["play", "declare", "redeal"]
+    card: Annotated[str, Meta(max_length=3)] | None = None
+    contract: Annotated[str, Meta(max_length=20)] | None = None
+    seat: Seat | None = None
+    version: Annotated[int, Meta(ge=0)] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.card is not None:
+            out["card"] = self.card
+        if self.contract is not None:
+            out["contract"] = self.contract
+        return out
+
+
+class StrikeOut(Struct):
+    seat: int
+    reason: str
+    count: int
+    forfeited: bool
+    default_action: dict[str, str] | None
+
+
+class ActionOut(Struct):
+    ok: bool
+    seat: int
+    version: int
+    view: dict[str, Any]
+    strike: StrikeOut | None = None
+
+
+class SeatViewOut(Struct):
+    game_id: str
+    seat: int
+    version: int
+    deadline: str | None
+    view: dict[str, Any]
+
+
+class Problem(Struct, omit_defaults=True):
+    """RFC 9457 problem details; illegal actions add code, rule and message."""
+
+    title: str
+    status: int
+    detail: str
+    type: str = "about:blank"
+    code: str | None = None
+    rule: str | None = None
+    message: str | None = None
+    strike: StrikeOut | None = None
+    errors: list[dict[str, Any]] | None = None

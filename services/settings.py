@@ -1,0 +1,90 @@
+"""The service's settings: environment variables with the prefix KING_, or `king serve` flags.
+
+A bad value stops the start with one clear line naming the variable (`load_settings`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.errors import UserError
+
+DEFAULT_DATA_DIR = Path("var")
+
+
+class Settings(BaseSettings):
+    """Every tunable of the game service (see docs/API.md, "Configuration")."""
+
+    model_config = SettingsConfigDict(env_prefix="KING_", extra="ignore", frozen=True)
+
+    database_url: str = Field(
+        default="",
+        description="sqlite:///path or postgresql+psycopg://...; empty: sqlite:///<data_dir>/king.db",
+    )
+    data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="SQLite file, admin token file")
+    pg_schema: str | None = Field(default=None, description="PostgreSQL schema for all tables")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    admin_token: str | None = Field(default=None, min_length=16)
+    decision_seconds: float = Field(default=10.0, gt=0, le=3600)
+    max_strikes: int = Field(default=3, ge=1, le=100)
+    house_strategy: str = "heuristic"
+    max_body_bytes: int = Field(default=65_536, ge=1024)
+    rate_limit_per_second: float = Field(default=50.0, ge=0, description="0 switches it off")
+    rate_limit_burst: int = Field(default=200, ge=1)
+    bot_url_allow: str = Field(
+        default="",
+        description="comma list: loopback, private, link-local, or CIDRs bot URLs may reach",
+    )
+    bot_connect_timeout: float = Field(default=3.0, gt=0)
+    bot_reply_max_bytes: int = Field(default=65_536, ge=256)
+    stream_keepalive_seconds: float = Field(default=15.0, gt=0)
+    poll_seconds: float = Field(default=1.0, gt=0, description="stream re-read without a wake-up")
+    sqlite_synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = "FULL"
+    log_level: str = "info"
+    log_json: bool = True
+    run_driver: bool = True
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value and not value.startswith(("sqlite:", "postgresql")):
+            raise ValueError("must start with sqlite:// or postgresql+psycopg://")
+        return value
+
+    @field_validator("house_strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        from tournament.strategies import UnknownStrategy, make_strategy
+
+        try:
+            make_strategy(value, 0)
+        except UnknownStrategy as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @property
+    def url(self) -> str:
+        """The database URL, defaulting to the SQLite file in the data directory."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'king.db'}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.url.startswith("sqlite")
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment, with explicit overrides (None means "not given")."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**given)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            name = "KING_" + "_".join(str(p) for p in err["loc"]).upper()
+            problems.append(f"{name}: {err['msg']}")
+        raise UserError("bad setting: " + "; ".join(problems)) from None
