@@ -1,4 +1,5 @@
-"""`king record check`: check a king-record/1 file against the rules."""
+"""`king record check`: check a king-record/1 file against the rules; `king record export`:
+write a stored game's record."""
 
 from __future__ import annotations
 
@@ -21,6 +22,22 @@ def register(sub: Any) -> None:
     )
     check.add_argument("file", help="the record file, or - for standard input")
     check.set_defaults(handler=cmd_check)
+    export = actions.add_parser(
+        "export",
+        help="write a stored game's king-record/1 (what is public so far)",
+        description=(
+            "Writes the record of a game in the database: the deals that have ended with "
+            "their hands, and the seed once the game is over (the public record)."
+        ),
+    )
+    export.add_argument("game_id", help="the game")
+    export.add_argument(
+        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
+    )
+    export.add_argument(
+        "-o", "--output", default="-", help="output file (default: standard output)"
+    )
+    export.set_defaults(handler=cmd_export)
 
 
 def read_source(path: str) -> bytes:
@@ -54,3 +71,29 @@ def cmd_check(args: argparse.Namespace) -> int:
         return malformed("the document is nested too deeply")
     emit(out)
     return status
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from domain.record import to_record
+    from services.commands.audit import open_repository
+    from services.errors import UserError
+    from tournament.games import GameNotFound
+
+    repo = open_repository(args.db)
+    try:
+        state = repo.load(args.game_id)
+    except GameNotFound:
+        raise UserError(f"no game {args.game_id!r} in the database") from None
+    finally:
+        repo.store.close()
+    data = orjson.dumps(to_record(state, public=True), option=orjson.OPT_INDENT_2) + b"\n"
+    if args.output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    try:
+        with open(args.output, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    return 0

@@ -1,0 +1,130 @@
+"""A pull bot: hold the player's event streams and POST an action on every `your_turn`.
+
+    PullBot("http://127.0.0.1:8000", token, decide).run()          # every game, forever
+    PullBot(base, token, decide).play(game_id, seat)               # one game, to its end
+
+Streams are NDJSON; a dropped stream is reopened after the last event id it delivered.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+
+Decide = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class PullBot:
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        decide: Decide,
+        *,
+        timeout: float = 30.0,
+        on_message: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.decide = decide
+        self.on_message = on_message
+        self.headers = {"authorization": f"Bearer {token}", "accept": "application/x-ndjson"}
+        self.timeout = timeout
+        self.stopped = threading.Event()
+        self.errors: list[str] = []
+
+    def _client(self) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.base_url,
+            headers=self.headers,
+            timeout=httpx.Timeout(self.timeout, read=None),
+            trust_env=False,
+        )
+
+    def play(self, game_id: str, seat: int, retries: int = 20) -> None:
+        """Play one seat of one game until the game's last event."""
+        after = 0
+        with self._client() as client:
+            for _ in range(retries):
+                try:
+                    after, finished = self._follow(client, game_id, seat, after)
+                except httpx.HTTPError as exc:
+                    self.errors.append(f"{game_id}: {type(exc).__name__}")
+                    finished = False
+                if finished or self.stopped.is_set():
+                    return
+                time.sleep(0.2)
+
+    def _follow(
+        self, client: httpx.Client, game_id: str, seat: int, after: int
+    ) -> tuple[int, bool]:
+        url = f"/api/v1/games/{game_id}/seats/{seat}/events"
+        with client.stream("GET", url, params={"after": after, "format": "ndjson"}) as response:
+            if response.status_code != 200:
+                response.read()
+                self.errors.append(f"{game_id}: stream status {response.status_code}")
+                return after, response.status_code in (401, 403, 404)
+            for line in response.iter_lines():
+                if self.stopped.is_set():
+                    return after, True
+                if not line.strip():
+                    continue
+                message = orjson.loads(line)
+                if self.on_message is not None:
+                    self.on_message(message)
+                if message.get("id") is not None:
+                    after = max(after, int(message["id"]))
+                if message["type"] == "your_turn":
+                    self._act(client, game_id, message["data"])
+                elif message["type"] == "seed_revealed":
+                    return after, True
+        return after, False
+
+    def _act(self, client: httpx.Client, game_id: str, turn: dict[str, Any]) -> None:
+        request = {"type": "decision", "game_id": game_id, **turn}
+        try:
+            action = self.decide(request)
+        except Exception as exc:
+            self.errors.append(f"{game_id}: decide failed: {type(exc).__name__}")
+            return
+        body = {**action, "seat": turn["seat"], "version": turn["version"]}
+        response = client.post(f"/api/v1/games/{game_id}/actions", json=body)
+        if response.status_code not in (200, 409):
+            self.errors.append(f"{game_id}: action refused ({response.status_code})")
+
+    def run(self, max_games: int | None = None) -> None:
+        """Play every game the player is seated in (a thread per game) until stopped."""
+        threads: dict[str, threading.Thread] = {}
+        with self._client() as client:
+            while not self.stopped.is_set():
+                try:
+                    with client.stream(
+                        "GET", "/api/v1/me/events", params={"format": "ndjson"}
+                    ) as r:
+                        for line in r.iter_lines():
+                            if self.stopped.is_set():
+                                break
+                            if not line.strip():
+                                continue
+                            message = orjson.loads(line)
+                            if message["type"] != "game_started":
+                                continue
+                            data = message["data"]
+                            if data["game_id"] in threads:
+                                continue
+                            t = threading.Thread(
+                                target=self.play, args=(data["game_id"], data["seat"]), daemon=True
+                            )
+                            threads[data["game_id"]] = t
+                            t.start()
+                            if max_games is not None and len(threads) >= max_games:
+                                self.stopped.set()
+                                break
+                except httpx.HTTPError:
+                    time.sleep(0.5)
+        for t in threads.values():
+            t.join()

@@ -1,0 +1,37 @@
+"""A built-in strategy as a `decide` function (what `king bot serve` runs)."""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from services.botkit.view import seat_view_from_dict
+from tournament.strategies import Strategy, make_strategy
+
+Decide = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def strategy_decider(name: str, seed: int = 0) -> Decide:
+    """`decide` for the strategy `name`: one strategy object per (game, seat)."""
+    make_strategy(name, seed)  # fail now on an unknown name
+    players: dict[tuple[str, int], Strategy] = {}
+    lock = threading.Lock()
+
+    def decide(request: dict[str, Any]) -> dict[str, Any]:
+        key = (str(request.get("game_id")), int(request.get("seat", 0)))
+        with lock:
+            strategy = players.get(key)
+            if strategy is None:
+                strategy = players[key] = make_strategy(
+                    name, seed ^ zlib.crc32(f"{key[0]}:{key[1]}".encode())
+                )
+        view = seat_view_from_dict(request["view"])
+        try:
+            action = strategy(view)
+        except Exception:  # a strategy that fails still answers: the first legal action
+            action = view.legal[0]
+        return action.to_dict()
+
+    return decide

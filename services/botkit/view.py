@@ -1,0 +1,63 @@
+"""Turn the JSON seat view a bot receives back into a `domain.view.SeatView`.
+
+Only what strategies use is rebuilt exactly (hand, tricks of the deal, rights, scores, legal
+actions); `history` (the ended deals) is left empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.cards import mask_of, parse_card
+from domain.contracts import PENALTY_CONTRACTS, parse_contract
+from domain.game import Phase
+from domain.rules import Rules
+from domain.view import Action, PlayedTrick, SeatView
+
+
+def _ints(values: Any, n: int = 4) -> tuple[int, ...]:
+    if not isinstance(values, list):
+        return (0,) * n
+    return tuple(int(v) for v in values)
+
+
+def seat_view_from_dict(data: dict[str, Any]) -> SeatView:
+    rights = data.get("rights") or {}
+    uses = rights.get("contract_uses") or {}
+    tricks = tuple(
+        PlayedTrick(int(t["leader"]), tuple(parse_card(c) for c in t["cards"]), t.get("winner"))
+        for t in data.get("tricks") or []
+    )
+    seat = data.get("seat")
+    declarer = data.get("declarer")
+    contract = data.get("contract")
+    winners = data.get("winners")
+    points = data.get("ladder_points")
+    return SeatView(
+        game_id=str(data.get("game_id", "")),
+        seat=-1 if seat is None else int(seat),
+        players=tuple(str(p) for p in data.get("players") or ()),
+        rules=Rules.from_dict(data.get("rules")),
+        phase=Phase(data.get("phase", "new")),
+        deal_no=int(data.get("deal", 1)),
+        attempt=int(data.get("attempt", 0)),
+        declarer=-1 if declarer is None else int(declarer),
+        hand=mask_of(parse_card(c) for c in data.get("hand") or []),
+        contract=parse_contract(contract) if contract else None,
+        tricks=tricks,
+        tricks_won=_ints(data.get("tricks_won")),
+        deal_scores=_ints(data.get("deal_scores")),
+        totals=_ints(data.get("totals")),
+        trump_left=_ints(rights.get("trump")),
+        penalty_left=_ints(rights.get("penalty")),
+        uses=tuple(int(uses.get(c.value, 0)) for c in PENALTY_CONTRACTS),
+        history=(),
+        to_move=data.get("to_move"),
+        legal=tuple(Action.from_dict(a) for a in data.get("legal") or []),
+        strikes=_ints(data.get("strikes")),
+        winners=tuple(winners) if winners is not None else None,
+        ladder_points=tuple(str(p) for p in points) if points is not None else None,
+        king=data.get("king"),
+        commitment=str(data.get("commitment", "")),
+        seed=data.get("seed"),
+    )

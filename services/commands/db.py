@@ -1,0 +1,37 @@
+"""`king db upgrade`: migrate the event store and the service's tables to the newest schema."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from services.settings import load_settings
+
+
+def register(sub: Any) -> None:
+    db = sub.add_parser("db", help="database schema")
+    actions = db.add_subparsers(dest="db_command", metavar="ACTION")
+    upgrade = actions.add_parser(
+        "upgrade",
+        help="apply the migrations (event store, then the service's tables)",
+        description="Safe to run twice and from several processes at once.",
+    )
+    upgrade.add_argument(
+        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
+    )
+    upgrade.set_defaults(handler=cmd_upgrade)
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from services.database import upgrade_all
+
+    settings = load_settings(database_url=args.db)
+    upgrade_all(settings)
+    print(f"king: database at the newest schema ({_safe(settings.url)})")
+    return 0
+
+
+def _safe(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
