@@ -31,6 +31,8 @@ from domain.playout import play_game
 from domain.rules import Rules
 
 PLAYERS = ("ada", "bora", "cem", "deniz")
+
+
 class Runner(Protocol):
     def __call__(self, seconds: float, seed: int = 1) -> tuple[int, float]: ...
 
