@@ -7,10 +7,15 @@ from typing import Any
 
 from litestar import Request
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 
 from services.container import Services
 from services.identity import Principal
+
+ServicesDep = NamedDependency[Services]
+PrincipalDep = NamedDependency[Principal]
+MaybePrincipalDep = NamedDependency[Principal | None]
 
 
 def provide_services(state: State) -> Services:
@@ -29,7 +34,7 @@ def _bearer(request: Request[Any, Any, Any]) -> str | None:
 
 
 async def provide_maybe_principal(
-    request: Request[Any, Any, Any], services: Services
+    request: Request[Any, Any, Any], services: ServicesDep
 ) -> Principal | None:
     token = _bearer(request)
     if token is None:
@@ -42,13 +47,13 @@ async def provide_maybe_principal(
     return principal
 
 
-async def provide_principal(maybe_principal: Principal | None) -> Principal:
+async def provide_principal(maybe_principal: MaybePrincipalDep) -> Principal:
     if maybe_principal is None:
         raise NotAuthorizedException("this needs a token: Authorization: Bearer <token>")
     return maybe_principal
 
 
-async def provide_admin(principal: Principal) -> Principal:
+async def provide_admin(principal: PrincipalDep) -> Principal:
     if not principal.is_admin:
         raise PermissionDeniedException("this needs the admin token")
     return principal

@@ -6,12 +6,11 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from litestar import Controller, get, post
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from domain.record import to_record
 from domain.view import Action, BadAction, public_view, seat_view
-from services.container import Services
-from services.identity import Principal
+from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
 from services.problems import BadRequest, IllegalAction, strike_out
@@ -40,7 +39,7 @@ class GameController(Controller):
 
     @post("/", status_code=201)
     async def create_game(
-        self, data: GameCreate, services: Services, principal: Principal
+        self, data: JSONBody[GameCreate], services: ServicesDep, principal: PrincipalDep
     ) -> GameDetail:
         """Set a table: four seats (player ids or house:<strategy>), rule options, time limit.
 
@@ -60,8 +59,8 @@ class GameController(Controller):
     @get("/")
     async def list_games(
         self,
-        services: Services,
-        status: Status | None = None,
+        services: ServicesDep,
+        status: FromQuery[Status | None] = None,
         player: Annotated[str | None, Parameter(max_length=40)] = None,
         limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
@@ -70,7 +69,7 @@ class GameController(Controller):
         return [game_out(i) for i in await services.games.list_games(status, player, limit, offset)]
 
     @get("/{game_id:str}")
-    async def get_game(self, game_id: str, services: Services) -> GameDetail:
+    async def get_game(self, game_id: FromPath[str], services: ServicesDep) -> GameDetail:
         """The table and the public view (played cards only; no hand before its deal ends)."""
         info = await services.games.info(game_id)
         if info.status == "created":
@@ -80,7 +79,7 @@ class GameController(Controller):
 
     @post("/{game_id:str}/start", status_code=200)
     async def start_game(
-        self, game_id: str, services: Services, principal: Principal
+        self, game_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> GameDetail:
         """Start a table created with `start: false` (its creator or the admin)."""
         state = await services.games.start(principal, game_id)
@@ -89,7 +88,11 @@ class GameController(Controller):
 
     @get("/{game_id:str}/seats/{seat:int}")
     async def get_seat_view(
-        self, game_id: str, seat: int, services: Services, principal: Principal
+        self,
+        game_id: FromPath[str],
+        seat: FromPath[int],
+        services: ServicesDep,
+        principal: PrincipalDep,
     ) -> SeatViewOut:
         """The seat's view (its own hand, legal actions, the deadline) for the seat's token."""
         state = await services.games.load(game_id)
@@ -109,7 +112,11 @@ class GameController(Controller):
 
     @post("/{game_id:str}/actions", status_code=200)
     async def act(
-        self, game_id: str, data: ActionIn, services: Services, principal: Principal
+        self,
+        game_id: FromPath[str],
+        data: JSONBody[ActionIn],
+        services: ServicesDep,
+        principal: PrincipalDep,
     ) -> ActionOut:
         """Play a card, declare a contract or ask for a redeal, for one of the token's seats.
 
@@ -132,7 +139,7 @@ class GameController(Controller):
         )
 
     @get("/{game_id:str}/record")
-    async def record(self, game_id: str, services: Services) -> dict[str, Any]:
+    async def record(self, game_id: FromPath[str], services: ServicesDep) -> dict[str, Any]:
         """king-record/1 of what is public now: ended deals with hands; the seed at the end."""
         await services.games.info(game_id)
         state = await services.games.load(game_id)
@@ -140,7 +147,7 @@ class GameController(Controller):
 
     @get("/{game_id:str}/audit")
     async def audit(
-        self, game_id: str, services: Services, maybe_principal: Principal | None
+        self, game_id: FromPath[str], services: ServicesDep, maybe_principal: MaybePrincipalDep
     ) -> dict[str, object]:
         """Hash chain and replay audit. Anyone once the game is over; the admin during it."""
         info = await services.games.info(game_id)

@@ -8,7 +8,7 @@ from typing import Any
 from litestar import Controller, Response, get
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from services.container import Services
+from services.controllers.deps import ServicesDep
 
 
 class HealthController(Controller):
@@ -20,7 +20,7 @@ class HealthController(Controller):
         return {"status": "ok"}
 
     @get("/health/ready")
-    async def ready(self, services: Services) -> Response[dict[str, Any]]:
+    async def ready(self, services: ServicesDep) -> Response[dict[str, Any]]:
         """The database answers and the driver runs (when this process runs one)."""
         checks: dict[str, str] = {}
         try:
@@ -35,6 +35,6 @@ class HealthController(Controller):
         return Response(body, status_code=200 if ok else 503)
 
     @get("/metrics", media_type=CONTENT_TYPE_LATEST)
-    async def metrics(self, services: Services) -> bytes:
+    async def metrics(self, services: ServicesDep) -> bytes:
         """Prometheus text format."""
         return generate_latest(services.metrics.registry)

@@ -6,11 +6,10 @@ import asyncio
 from typing import Annotated
 
 from litestar import Controller, get, post, put
-from litestar.di import Provide
-from litestar.params import Parameter
+from litestar.di import NamedDependency, Provide
+from litestar.params import FromPath, JSONBody, Parameter
 
-from services.container import Services
-from services.controllers.deps import provide_admin
+from services.controllers.deps import PrincipalDep, ServicesDep, provide_admin
 from services.identity import Player, Principal
 from services.play.service import Forbidden
 from services.schemas import BotUrlIn, PlayerCreate, PlayerCreated, PlayerOut, TokenOut
@@ -20,7 +19,7 @@ def player_out(p: Player) -> PlayerOut:
     return PlayerOut(p.id, p.name, p.kind, p.bot_url, p.created_at)
 
 
-def _own(principal: Principal) -> str:
+def _own(principal: PrincipalDep) -> str:
     if principal.player_id is None:
         raise Forbidden("the admin token is not a player")
     return principal.player_id
@@ -32,7 +31,7 @@ class PlayerController(Controller):
 
     @post("/players", dependencies={"admin": Provide(provide_admin)}, status_code=201)
     async def create_player(
-        self, data: PlayerCreate, services: Services, admin: Principal
+        self, data: JSONBody[PlayerCreate], services: ServicesDep, admin: NamedDependency[Principal]
     ) -> PlayerCreated:
         """Create a player (admin). The reply holds the player's API token: shown once."""
         url = data.bot_url
@@ -47,8 +46,8 @@ class PlayerController(Controller):
     @get("/players")
     async def list_players(
         self,
-        services: Services,
-        principal: Principal,
+        services: ServicesDep,
+        principal: PrincipalDep,
         limit: Annotated[int, Parameter(ge=1, le=500)] = 100,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
     ) -> list[PlayerOut]:
@@ -57,18 +56,18 @@ class PlayerController(Controller):
 
     @get("/players/{player_id:str}")
     async def get_player(
-        self, player_id: str, services: Services, principal: Principal
+        self, player_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> PlayerOut:
         return player_out(await asyncio.to_thread(services.players.get, player_id))
 
     @get("/me")
-    async def me(self, services: Services, principal: Principal) -> PlayerOut:
+    async def me(self, services: ServicesDep, principal: PrincipalDep) -> PlayerOut:
         """The token's own player."""
         return player_out(await asyncio.to_thread(services.players.get, _own(principal)))
 
     @put("/me/bot")
     async def set_bot_url(
-        self, data: BotUrlIn, services: Services, principal: Principal
+        self, data: JSONBody[BotUrlIn], services: ServicesDep, principal: PrincipalDep
     ) -> PlayerOut:
         """Register (or, with null, clear) the push-bot URL the service POSTs decisions to."""
         url = data.url
@@ -78,6 +77,6 @@ class PlayerController(Controller):
         return player_out(player)
 
     @post("/me/token", status_code=201)
-    async def rotate_token(self, services: Services, principal: Principal) -> TokenOut:
+    async def rotate_token(self, services: ServicesDep, principal: PrincipalDep) -> TokenOut:
         """Revoke the player's tokens and issue a new one (shown once)."""
         return TokenOut(await asyncio.to_thread(services.players.rotate_token, _own(principal)))

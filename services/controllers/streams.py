@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from litestar import Controller, Request, get
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, Parameter
 from litestar.response import Stream
 
-from services.container import Services
-from services.identity import Principal
+from services.controllers.deps import PrincipalDep, ServicesDep
 from services.play.service import Forbidden
 from services.play.streams import MEDIA_TYPES, StreamFormat, game_stream, player_stream
 from services.problems import BadRequest
@@ -44,11 +43,11 @@ class StreamController(Controller):
     async def public_events(
         self,
         request: Request[Any, Any, Any],
-        game_id: str,
-        services: Services,
+        game_id: FromPath[str],
+        services: ServicesDep,
         after: Annotated[int | None, Parameter(ge=0, le=10**9)] = None,
-        format: Format | None = None,
-        follow: bool = True,
+        format: FromQuery[Format | None] = None,
+        follow: FromQuery[bool] = True,
     ) -> Stream:
         """The game's public events (SSE, or NDJSON with `format=ndjson` or that Accept).
 
@@ -74,13 +73,13 @@ class StreamController(Controller):
     async def seat_events(
         self,
         request: Request[Any, Any, Any],
-        game_id: str,
-        seat: int,
-        services: Services,
-        principal: Principal,
+        game_id: FromPath[str],
+        seat: FromPath[int],
+        services: ServicesDep,
+        principal: PrincipalDep,
         after: Annotated[int | None, Parameter(ge=0, le=10**9)] = None,
-        format: Format | None = None,
-        follow: bool = True,
+        format: FromQuery[Format | None] = None,
+        follow: FromQuery[bool] = True,
     ) -> Stream:
         """The seat's events: its own hand only, plus `your_turn` (view, legal, deadline)."""
         info = await services.games.info(game_id)
@@ -107,9 +106,9 @@ class StreamController(Controller):
     async def my_events(
         self,
         request: Request[Any, Any, Any],
-        services: Services,
-        principal: Principal,
-        format: Format | None = None,
+        services: ServicesDep,
+        principal: PrincipalDep,
+        format: FromQuery[Format | None] = None,
     ) -> Stream:
         """`game_started` and `game_over` notices for the token's player (pull bots start here)."""
         if principal.player_id is None:

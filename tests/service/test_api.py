@@ -1,0 +1,159 @@
+"""The HTTP API through Litestar's TestClient: identities, tables, errors, house games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import TestClient
+
+from domain.record import check_record
+from services.app import create_app
+from tests.service.conftest import SettingsFactory
+from tests.service.helpers import (
+    ADMIN_HEADERS,
+    bearer,
+    create_game,
+    create_player,
+    wait_over,
+)
+
+HOUSE4 = ["house:random", "house:heuristic", "house:random", "house:heuristic"]
+
+
+def problem(r: Any, status: int) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = r.json()
+    assert body["status"] == status and body["title"] and "Traceback" not in r.text
+    return body
+
+
+def test_players_need_the_admin_token_and_tokens_are_shown_once(client: TestClient) -> None:  # type: ignore[type-arg]
+    problem(client.post("/api/v1/players", json={"id": "ada"}), 401)
+    token = create_player(client, "ada")
+    problem(client.post("/api/v1/players", json={"id": "bora"}, headers=bearer(token)), 403)
+    problem(client.post("/api/v1/players", json={"id": "ada"}, headers=ADMIN_HEADERS), 409)
+    me = client.get("/api/v1/me", headers=bearer(token)).json()
+    assert me["id"] == "ada" and "token" not in me
+    assert client.get("/api/v1/players/ada", headers=bearer(token)).json()["id"] == "ada"
+    problem(client.get("/api/v1/me", headers=bearer("king_nope")), 401)
+    problem(client.get("/api/v1/me", headers={"authorization": "Basic abc"}), 401)
+    rotated = client.post("/api/v1/me/token", headers=bearer(token))
+    assert rotated.status_code == 201
+    problem(client.get("/api/v1/me", headers=bearer(token)), 401)
+    assert client.get("/api/v1/me", headers=bearer(rotated.json()["token"])).status_code == 200
+
+
+def test_tokens_are_stored_hashed(client: TestClient) -> None:  # type: ignore[type-arg]
+    token = create_player(client, "ada")
+    services = client.app.state.king
+    with services.store.engines.read.connect() as conn:
+        import sqlalchemy as sa
+
+        rows = conn.execute(sa.text("select token_hash from king_tokens")).all()
+    assert rows and all(token not in r[0] for r in rows)
+
+
+def test_bad_tables_are_refused_with_a_reason(client: TestClient) -> None:  # type: ignore[type-arg]
+    token = create_player(client, "ada")
+    h = bearer(token)
+    cases: list[dict[str, Any]] = [
+        {"seats": ["ada", "house:random", "house:random"]},
+        {"seats": ["ada", "ghost", "house:random", "house:random"]},
+        {"seats": ["ada", "ada", "house:random", "house:random"]},
+        {"seats": ["ada", "house:nobody", "house:random", "house:random"]},
+        {"seats": HOUSE4, "rules": {"mode": "blitz"}},
+        {"seats": HOUSE4, "rules": {"no_such_rule": True}},
+        {"seats": HOUSE4, "decision_seconds": 0},
+        {"seats": HOUSE4, "id": "../etc"},
+        {"seats": HOUSE4, "surprise": 1},
+        {"seats": "ada"},
+    ]
+    for body in cases:
+        problem(client.post("/api/v1/games", json=body, headers=h), 400)
+    problem(client.post("/api/v1/games", content=b"{not json", headers=h), 400)
+    problem(client.post("/api/v1/games", json={"seats": HOUSE4}), 401)
+    assert client.get("/api/v1/games").json() == []
+
+
+def test_a_house_game_runs_to_the_end_and_its_record_checks(client: TestClient) -> None:  # type: ignore[type-arg]
+    token = create_player(client, "ada")
+    game_id = create_game(client, token, HOUSE4, id="house-1")
+    assert game_id == "house-1"
+    final = wait_over(client, game_id)
+    view = final["view"]
+    assert view["phase"] == "over" and view["seed"] is not None and view["hand"] is None
+    record = client.get(f"/api/v1/games/{game_id}/record").json()
+    status, checked = check_record(record)
+    assert status == 0, checked
+    assert checked["finished"] and checked["totals"] == view["totals"]
+    assert checked["winners"] == view["winners"]
+    audit = client.get(f"/api/v1/games/{game_id}/audit").json()
+    assert audit["ok"] and audit["replay"]["seed_checked"], audit
+    listed = client.get("/api/v1/games", params={"status": "over"}).json()
+    assert [g["id"] for g in listed] == [game_id]
+    problem(client.post(f"/api/v1/games/{game_id}/start", headers=bearer(token)), 409)
+
+
+def test_tables_can_wait_and_only_their_creator_starts_them(client: TestClient) -> None:  # type: ignore[type-arg]
+    ada = create_player(client, "ada")
+    bora = create_player(client, "bora")
+    r = client.post("/api/v1/games", json={"seats": HOUSE4, "start": False}, headers=bearer(ada))
+    assert r.status_code == 201 and r.json()["view"] is None
+    game_id = r.json()["game"]["id"]
+    assert client.get(f"/api/v1/games/{game_id}").json()["game"]["status"] == "created"
+    problem(client.post(f"/api/v1/games/{game_id}/start", headers=bearer(bora)), 403)
+    r = client.post(f"/api/v1/games/{game_id}/start", headers=bearer(ada))
+    assert r.status_code == 200 and r.json()["game"]["status"] == "live"
+    wait_over(client, game_id)
+
+
+def test_unknown_things_are_404_and_live_audits_are_for_the_admin(
+    make_settings: SettingsFactory,
+) -> None:
+    with TestClient(create_app(make_settings(decision_seconds=60))) as client:
+        ada = create_player(client, "ada")
+        problem(client.get("/api/v1/games/nope"), 404)
+        problem(client.get("/api/v1/games/nope/record"), 404)
+        problem(client.get("/api/v1/games/nope/events"), 404)
+        problem(client.get("/api/v1/players/nobody", headers=bearer(ada)), 404)
+        problem(client.get("/api/v1/nothing-here"), 404)
+        game_id = create_game(client, ada, ["ada", "house:random", "house:random", "house:random"])
+        problem(client.get(f"/api/v1/games/{game_id}/audit"), 403)
+        audit = client.get(f"/api/v1/games/{game_id}/audit", headers=ADMIN_HEADERS).json()
+        assert audit["ok"] and not audit["finished"]
+
+
+def test_bodies_beyond_the_limit_are_refused(make_settings: SettingsFactory) -> None:
+    with TestClient(create_app(make_settings(max_body_bytes=2048))) as client:
+        token = create_player(client, "ada")
+        big = {"seats": HOUSE4, "client_seed": "x" * 5000}
+        r = client.post("/api/v1/games", json=big, headers=bearer(token))
+        assert r.status_code == 413, r.text
+        assert client.get("/api/v1/games").json() == []
+
+
+def test_rate_limits_answer_429_with_retry_after(make_settings: SettingsFactory) -> None:
+    settings = make_settings(rate_limit_per_second=0.5, rate_limit_burst=3)
+    with TestClient(create_app(settings)) as client:
+        statuses = [client.get("/api/v1/games").status_code for _ in range(5)]
+        assert statuses[:3] == [200, 200, 200] and statuses[-1] == 429
+        r = client.get("/api/v1/games")
+        body = problem(r, 429)
+        assert int(r.headers["retry-after"]) >= 1 and "rate limit" in body["detail"]
+        # another token has its own bucket; health checks are never limited
+        assert client.get("/api/v1/me", headers=bearer("x" * 30)).status_code == 401
+        assert client.get("/health/live").status_code == 200
+
+
+def test_operations_endpoints(client: TestClient) -> None:  # type: ignore[type-arg]
+    assert client.get("/health/live").json() == {"status": "ok"}
+    ready = client.get("/health/ready")
+    assert ready.status_code == 200 and ready.json()["checks"] == {"database": "ok", "driver": "ok"}
+    token = create_player(client, "ada")
+    wait_over(client, create_game(client, token, HOUSE4))
+    metrics = client.get("/metrics").text
+    assert "king_appends_total" in metrics and "king_decision_seconds_bucket" in metrics
+    schema = client.get("/schema/openapi.json").json()
+    assert "/api/v1/games/{game_id}/actions" in schema["paths"]
+    assert client.get("/schema/swagger").status_code == 200
