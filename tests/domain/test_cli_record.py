@@ -32,11 +32,11 @@ from domain.rules import Rules
 from domain.shuffle import deal_hands
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared"
-CONFORMANCE = SHARED / "conformance"
+# The project's copy of the public conformance set (tests/conformance/README.md says why).
+CONFORMANCE = REPO / "tests" / "conformance"
 EXAMPLES = sorted(p for p in CONFORMANCE.glob("*.json") if not p.name.endswith(".expected.json"))
 needs_shared = pytest.mark.skipif(
-    not CONFORMANCE.is_dir(), reason=f"shared conformance examples not found at {CONFORMANCE}"
+    not CONFORMANCE.is_dir(), reason=f"conformance examples not found at {CONFORMANCE}"
 )
 
 # Rule ids of the codes the conformance examples use (KING_RULES.md §10).

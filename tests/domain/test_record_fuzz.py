@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from domain.record import check_record
 
-CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+CONFORMANCE = Path(__file__).resolve().parents[2] / "tests" / "conformance"
 SAMPLES = sorted(p for p in CONFORMANCE.glob("*.json") if not p.name.endswith(".expected.json"))
 
 json_values = st.recursive(
