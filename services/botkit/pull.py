@@ -97,16 +97,18 @@ class PullBot:
             self.errors.append(f"{game_id}: action refused ({response.status_code})")
 
     def run(self, max_games: int | None = None) -> None:
-        """Play every game the player is seated in (a thread per game) until stopped."""
+        """Play every game the player is seated in (a thread per game) until stopped, or
+        until `max_games` games have started (then wait for them to end)."""
         threads: dict[str, threading.Thread] = {}
+        enough = False
         with self._client() as client:
-            while not self.stopped.is_set():
+            while not self.stopped.is_set() and not enough:
                 try:
                     with client.stream(
                         "GET", "/api/v1/me/events", params={"format": "ndjson"}
                     ) as r:
                         for line in r.iter_lines():
-                            if self.stopped.is_set():
+                            if self.stopped.is_set() or enough:
                                 break
                             if not line.strip():
                                 continue
@@ -121,9 +123,7 @@ class PullBot:
                             )
                             threads[data["game_id"]] = t
                             t.start()
-                            if max_games is not None and len(threads) >= max_games:
-                                self.stopped.set()
-                                break
+                            enough = max_games is not None and len(threads) >= max_games
                 except httpx.HTTPError:
                     time.sleep(0.5)
         for t in threads.values():

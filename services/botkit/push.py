@@ -53,6 +53,7 @@ class PushBotServer:
 def _handler(decide: Decide) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # one small reply per request: send it at once
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # quiet: a bot sees hundreds of requests a game
