@@ -59,6 +59,8 @@ def open_repository(db: str | None) -> Any:
 def audit_one(repo: Any, game_id: str) -> dict[str, Any]:
     from tournament.games import GameNotFound
 
+    if not repo.exists(game_id):
+        raise GameNotFound(f"no game {game_id!r}")
     try:
         return dict(repo.audit(game_id).to_dict())
     except GameNotFound:
