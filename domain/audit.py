@@ -65,7 +65,7 @@ def audit_events(game_id: str, events: Iterable[tuple[int, str, object]]) -> Aud
         if isinstance(event, SeedRevealed) and state.shuffle == ALGORITHM:
             seed = bytes.fromhex(event.server_seed)
             for v, d in dealt:
-                hands = deal_hands(seed, state.game_id, d.deal, d.attempt, state.client_seed)
+                hands = deal_hands(seed, state.shuffle_id, d.deal, d.attempt, state.client_seed)
                 if hands != d.hands:
                     reason = (
                         f"deal {d.deal} attempt {d.attempt}: the hands are not the ones "

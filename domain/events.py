@@ -26,7 +26,11 @@ class MalformedEvent(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GameCreated:
-    """A table is set: rules, players by seat, and the shuffle commitment (never the seed)."""
+    """A table is set: rules, players by seat, and the shuffle commitment (never the seed).
+
+    shuffle_id is the game id text fed to king-shuffle/1: the game's own id, except in
+    duplicate rounds, where every table shares one so that all deal the same cards.
+    """
 
     TYPE: ClassVar[str] = "game_created"
     game_id: str
@@ -35,6 +39,7 @@ class GameCreated:
     commitment: str
     client_seed: str
     shuffle: str
+    shuffle_id: str
 
 
 @dataclass(frozen=True, slots=True)

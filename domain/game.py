@@ -78,6 +78,7 @@ class CreateGame:
     commitment: str = ""
     client_seed: str = ""
     shuffle: str = "king-shuffle/1"
+    shuffle_id: str = ""  # the id king-shuffle/1 uses; empty means the game's own id
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +180,7 @@ class GameState:
     commitment: str = ""
     client_seed: str = ""
     shuffle: str = ""
+    shuffle_id: str = ""
     phase: Phase = Phase.NEW
     deal_no: int = 1
     attempt: int = 0
@@ -350,6 +352,7 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
                 command.commitment,
                 command.client_seed,
                 command.shuffle,
+                command.shuffle_id or command.game_id,
             )
         ]
     if isinstance(command, RevealSeed):
@@ -558,6 +561,7 @@ def apply(state: GameState, event: Event) -> GameState:
             commitment=event.commitment,
             client_seed=event.client_seed,
             shuffle=event.shuffle,
+            shuffle_id=event.shuffle_id,
             phase=Phase.AWAITING_DEAL,
             trump_left=(r.trump_rights,) * 4,
             penalty_left=(r.penalty_rights,) * 4,

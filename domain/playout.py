@@ -47,7 +47,9 @@ def deal_if_due(state: GameState, server_seed: bytes) -> tuple[GameState, list[E
     """Deal the next hands with king-shuffle/1 when the game awaits a deal; else nothing."""
     if state.phase is not Phase.AWAITING_DEAL:
         return state, []
-    hands = deal_hands(server_seed, state.game_id, state.deal_no, state.attempt, state.client_seed)
+    hands = deal_hands(
+        server_seed, state.shuffle_id, state.deal_no, state.attempt, state.client_seed
+    )
     state, events = run(state, StartDeal(hands))
     assert not isinstance(events, Violation)
     return state, events

@@ -180,6 +180,7 @@ def replay_record(record: Record) -> tuple[GameState, dict[str, Any] | None]:
     sh = record.shuffle
     create = CreateGame(
         game_id=sh.game_id if sh else "record",
+        shuffle_id=sh.game_id if sh else "record",
         players=record.players,
         rules=record.rules,
         commitment=commitment(sh.seed) if sh else "",
@@ -285,7 +286,7 @@ def to_record(state: GameState, *, public: bool = True) -> dict[str, Any]:
         doc["shuffle"] = {
             "algorithm": ALGORITHM,
             "server_seed": state.seed,
-            "game_id": state.game_id,
+            "game_id": state.shuffle_id,
             "client_seed": state.client_seed,
         }
     entries: list[dict[str, Any]] = []

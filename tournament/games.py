@@ -182,11 +182,12 @@ class GameRepository:
         rules: Rules | None = None,
         client_seed: str = "",
         server_seed: bytes | None = None,
+        shuffle_id: str = "",
     ) -> GameState:
         """Create the game, seal its seed and deal the first hands, in one append.
 
         server_seed is for tests and duplicate deals; by default 32 bytes from the operating
-        system's CSPRNG, as king-shuffle/1 requires.
+        system's CSPRNG, as king-shuffle/1 requires. shuffle_id: see GameCreated.
         """
         if self.exists(game_id):
             raise GameExists(f"game {game_id!r} exists already")
@@ -202,6 +203,7 @@ class GameRepository:
             commitment=commitment(seed),
             client_seed=client_seed,
             shuffle=ALGORITHM,
+            shuffle_id=shuffle_id,
         )
         state = GameState()
         events = decide(state, command)
@@ -257,7 +259,7 @@ class GameRepository:
                 seed = self._seed(game_id or state.game_id)
             if state.phase is Phase.AWAITING_DEAL:
                 hands = deal_hands(
-                    seed, state.game_id, state.deal_no, state.attempt, state.client_seed
+                    seed, state.shuffle_id, state.deal_no, state.attempt, state.client_seed
                 )
                 command: Command = StartDeal(hands)
             else:
