@@ -205,11 +205,24 @@ def rollout_card(st: DealState, legal: int) -> int:
     return _penalty_exact(st, legal)
 
 
-def _penalty_exact(st: DealState, legal: int) -> int:
-    contract = st.contract
+def _penalty_params(contract: Contract) -> tuple[int, float, int, bool, bool]:
+    """Per contract: penalty cards, points per card, trick-cost kind, hearts-follow, R-DROP."""
     info = CONTRACT_INFO[contract]
-    pen = info.penalty_cards
-    per = float(-info.per_card)
+    kind = 0 if contract is Contract.NO_TRICKS else 1 if contract is Contract.LAST_TWO else 2
+    return (
+        info.penalty_cards,
+        float(-info.per_card),
+        kind,
+        contract is Contract.NO_HEARTS,
+        contract in DROP,
+    )
+
+
+_PENALTY_PARAMS = {c: _penalty_params(c) for c in Contract if not c.is_trump}
+
+
+def _penalty_exact(st: DealState, legal: int) -> int:
+    pen, per, kind, hearts_follow, drop = _PENALTY_PARAMS[st.contract]
     trick = st.trick
     n = len(trick)
     seat = (st.leader + n) & 3
@@ -218,26 +231,24 @@ def _penalty_exact(st: DealState, legal: int) -> int:
     trick_mask = 0
     for c in trick:
         trick_mask |= 1 << c
-    out = FULL_DECK & ~st.played & ~trick_mask & ~hand
+    out = FULL_DECK & ~(st.played | trick_mask | hand)
     done = len(st.winners)
-    remaining = 13 - done
-    if contract is Contract.NO_TRICKS:
+    if kind == 0:
         trick_cost = unit = TRICK_POINTS
-    elif contract is Contract.LAST_TWO:
+    elif kind == 1:
         trick_cost = 180.0 if done >= 11 else (60.0 if done == 10 else 0.0)
-        unit = 360.0 / remaining
+        unit = 360.0 / (13 - done)
     else:
         trick_cost = 0.0
-        unit = per * (pen & (out | hand | trick_mask)).bit_count() / remaining
+        unit = per * (pen & (out | hand | trick_mask)).bit_count() / (13 - done)
     trick_pen = per * (trick_mask & pen).bit_count()
     if n:
         led = trick[0] // 13
         top = (trick_mask & SUIT_MASKS[led]).bit_length() - 1
+        later = (hands[(seat + 1) & 3], hands[(seat + 2) & 3])[: 3 - n]
     else:
         led = top = -1
-    later = [hands[(seat + i) & 3] for i in range(1, 4 - n)]
-    hearts_follow = contract is Contract.NO_HEARTS
-    drop = contract in DROP
+        later = (hands[(seat + 1) & 3], hands[(seat + 2) & 3], hands[(seat + 3) & 3])
     best, best_score = -1, -1e18
     m = legal
     while m:

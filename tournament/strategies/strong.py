@@ -5,7 +5,11 @@ seat knows (knowledge.py, sampling.py), and in each sampled deal plays every dis
 card and then the rest of the deal with the rollout policy on the bitmask DealState. All
 candidate cards see the same sampled deals, so their difference is measured, not their luck.
 The card with the best mean deal value (own points minus the others' mean, with the King's
-weight) is played. Contract choice uses the heuristic's hand evaluation.
+weight) is played.
+
+A contract is chosen the same way: each legal contract is played out on sampled deals and its
+mean deal value, blended with the fitted hand model's estimate (bidding.py) as a prior worth
+PRIOR_SAMPLES samples, is compared with that contract's baseline worth.
 
 Search stops at a time budget per decision (read with time.perf_counter: the strategy may read
 the clock, the domain may not) or, for exact reproducibility, after a fixed number of samples.
@@ -17,12 +21,14 @@ import math
 import random
 import time
 
+from domain.cards import FULL_DECK
 from domain.contracts import CONTRACT_INFO
-from domain.deal import play, scores
+from domain.deal import new_deal, play, scores
 from domain.game import Phase
 from domain.view import Action, SeatView
 from tournament.strategies.base import register
-from tournament.strategies.heuristic import declare
+from tournament.strategies.bidding import model_key, worth
+from tournament.strategies.bidding_model import BASELINES
 from tournament.strategies.knowledge import Knowledge, knowledge_of
 from tournament.strategies.objective import expected_ladder, game_context
 from tournament.strategies.rollout import deal_value, rollout
@@ -33,6 +39,8 @@ MIN_SAMPLES = 4
 # Stop early once the best card leads the runner-up by this many standard errors.
 CLEAR_LEAD_Z = 3.0
 TIE_BREAK = 1e-4
+# The fitted hand model counts as this many rollout samples in a contract's estimate.
+PRIOR_SAMPLES = 5.0
 
 
 def distinct_cards(k: Knowledge, legal: int) -> list[int]:
@@ -87,8 +95,49 @@ class StrongStrategy:
         if len(view.legal) == 1:
             return view.legal[0]
         if view.phase is Phase.DECLARING:
-            return declare(view)
+            return self.declare(view)
         return self.play(view)
+
+    def _out_of_time(self, start: float, done: int) -> bool:
+        """Whether to stop sampling: the fixed count reached, or the next sample would likely
+        overrun the time budget."""
+        if self.samples:
+            return done >= self.samples
+        if done < MIN_SAMPLES:
+            return False
+        spent = time.perf_counter() - start
+        return spent * (done + 1) / done >= self.budget
+
+    def declare(self, view: SeatView) -> Action:
+        start = time.perf_counter()
+        redeal = [a for a in view.legal if a.kind == "redeal"]
+        if redeal:
+            # Offered only for a hand with no card above ten that must declare trump.
+            return redeal[0]
+        seat, hand = view.seat, view.hand
+        actions = [a for a in view.legal if a.contract is not None]
+        totals = [0.0] * len(actions)
+        done = 0
+        counts = (13, 13, 13, 13)
+        out = FULL_DECK & ~hand
+        possible = (out, out, out, out)
+        while True:
+            hands = sample_hands(seat, hand, out, possible, counts, self.rng)
+            for i, a in enumerate(actions):
+                assert a.contract is not None
+                end = rollout(new_deal(view.rules, a.contract, seat, hands))
+                totals[i] += deal_value(end, seat)
+            done += 1
+            if self._out_of_time(start, done):
+                break
+
+        def score(i: int) -> float:
+            c = actions[i].contract
+            assert c is not None
+            blended = (PRIOR_SAMPLES * worth(hand, c) + totals[i]) / (PRIOR_SAMPLES + done)
+            return blended - BASELINES[model_key(c)]
+
+        return actions[max(range(len(actions)), key=score)]
 
     def play(self, view: SeatView) -> Action:
         start = time.perf_counter()
@@ -119,14 +168,8 @@ class StrongStrategy:
                 values[i].append(v)
                 totals[i] += v
             done += 1
-            if self.samples:
-                if done >= self.samples:
-                    break
-            elif done >= MIN_SAMPLES:
-                # Stop before a sample that would likely overrun the budget.
-                spent = time.perf_counter() - start
-                if spent * (done + 1) / done >= self.budget:
-                    break
+            if self._out_of_time(start, done):
+                break
             if self.early_stop and done >= 2 * MIN_SAMPLES and _clear_lead(values, totals):
                 break
         best = max(range(len(cards)), key=lambda i: totals[i])
