@@ -1,0 +1,251 @@
+"""The tournament runner: whole tournaments on the store, idempotent steps, restarts, duplicates."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from domain.events import DealStarted
+from domain.rules import Rules
+from eventstore import EventStore
+from tournament.games import to_domain_event
+from tournament.planning import current_standings
+from tournament.runner import PlayerSpec, TournamentRunner, parse_players
+
+SHORT = Rules(mode="short12")
+
+
+@pytest.fixture
+def store(tmp_path: Path):  # type: ignore[no-untyped-def]
+    s = EventStore.open(f"sqlite:///{tmp_path / 't.db'}")
+    yield s
+    s.close()
+
+
+def test_parse_players() -> None:
+    specs = parse_players("random*2, ada=heuristic, bot=http://127.0.0.1:9/x")
+    assert [(p.player_id, p.kind, p.spec) for p in specs] == [
+        ("random-1", "builtin", "random"),
+        ("random-2", "builtin", "random"),
+        ("ada", "builtin", "heuristic"),
+        ("bot", "bot", "http://127.0.0.1:9/x"),
+    ]
+    with pytest.raises(ValueError):
+        parse_players("a=random,a=random")
+
+
+def test_a_swiss_with_byes_runs_to_the_end_and_every_game_audits(store: EventStore) -> None:
+    runner = TournamentRunner(store)
+    players = parse_players("random*3,heuristic*3")  # 6 players: one table and two byes a round
+    runner.create("sw", players, format="swiss", rounds=3, rules=SHORT, seed="s")
+    state = runner.run("sw")
+    assert state.finished is not None and len(state.rounds) == 3 and state.closed == 3
+    for rnd in state.rounds:
+        seated = [p for t in rnd.tables for p in t.players]
+        assert sorted(seated + list(rnd.byes)) == sorted(p.player_id for p in players)
+    byes = Counter(p for rnd in state.rounds for p in rnd.byes)
+    assert max(byes.values()) == 1 and len(byes) == 6  # no second bye before everyone had one
+    assert len(state.results) == 3
+    for result in state.results:
+        assert runner.games.audit(result.game_id).ok
+    # The standings equal what the games' own streams say.
+    ladder = {p.player_id: Fraction(0) for p in players}
+    for result in state.results:
+        game = runner.games.load(result.game_id)
+        assert game.result is not None
+        for row in game.result.results:
+            ladder[row.player] += row.points
+    assert {r.player: r.ladder for r in current_standings(state).rows} == ladder
+
+
+def test_two_runners_racing_take_each_step_once(store: EventStore) -> None:
+    runner = TournamentRunner(store)
+    runner.create(
+        "race", parse_players("random*8"), format="swiss", rounds=2, rules=SHORT, seed="r"
+    )
+    errors: list[BaseException] = []
+
+    def go() -> None:
+        try:
+            TournamentRunner(store).run("race")
+        except BaseException as exc:  # pragma: no cover - surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    state = runner.load("race")
+    assert [r.number for r in state.rounds] == [1, 2]
+    assert len(state.results) == 4 and len({r.game_id for r in state.results}) == 4
+    types = [r.type for r in store.read_stream("tournament-race")]
+    assert types.count("round_paired") == 2 and types.count("round_closed") == 2
+    assert types.count("tournament_finished") == 1
+    for result in state.results:
+        events = runner.games.events(result.game_id)
+        assert [e.type for e in events].count("game_created") == 1
+        assert runner.games.audit(result.game_id).ok
+
+
+def test_duplicate_rounds_deal_the_same_cards_at_every_table(store: EventStore) -> None:
+    runner = TournamentRunner(store)
+    runner.create("dup", parse_players("random*8"), rounds=1, rules=SHORT, duplicate=True, seed="d")
+    state = runner.run("dup")
+    first_hands = []
+    for result in state.results:
+        deal = next(
+            to_domain_event(r)
+            for r in runner.games.events(result.game_id)
+            if r.type == "deal_started"
+        )
+        assert isinstance(deal, DealStarted)
+        first_hands.append(deal.hands)
+        assert runner.games.audit(result.game_id).ok
+    assert len(first_hands) == 2 and first_hands[0] == first_hands[1]
+
+
+def test_late_join_and_withdrawal_change_the_next_round(store: EventStore) -> None:
+    runner = TournamentRunner(store)
+    runner.create("late", parse_players("random*8"), rounds=2, rules=SHORT, seed="l")
+    while runner.load("late").closed < 1:
+        runner.step("late")
+    runner.withdraw("late", "random-1", "left")
+    runner.register("late", PlayerSpec("newcomer", "builtin", "heuristic"))
+    state = runner.run("late")
+    second = state.rounds[1]
+    seated = set(second.seated) | set(second.byes)
+    assert "random-1" not in seated and "newcomer" in seated
+
+
+def test_a_failing_policy_gets_strikes_then_a_substitute(store: EventStore) -> None:
+    from tournament.runner import builtin_policies
+
+    def policies(reg, game_id, seat, house):  # type: ignore[no-untyped-def]
+        if reg is not None and reg.player_id == "random-1":
+
+            def broken(view):  # type: ignore[no-untyped-def]
+                raise RuntimeError("bot crashed")
+
+            return broken
+        return builtin_policies(reg, game_id, seat, house)
+
+    runner = TournamentRunner(store, policies=policies)
+    runner.create("bad", parse_players("random*4"), rounds=1, rules=SHORT, seed="b")
+    state = runner.run("bad")
+    game = runner.games.load(state.results[0].game_id)
+    seat = state.results[0].seats.index("random-1")
+    assert game.strikes[seat] == 3
+    assert ("random-1", seat) in game.abandoned
+    assert game.occupants[seat][-1] == "house:heuristic"
+    points = dict(state.results[0].points)
+    assert Fraction(points["random-1"]) == -30  # R-ABANDON
+    assert runner.games.audit(state.results[0].game_id).ok
+
+
+@pytest.mark.slow
+def test_a_16_player_round_robin_meets_every_pair_exactly_once(store: EventStore) -> None:
+    runner = TournamentRunner(store)
+    runner.create("rr", parse_players("random*16"), format="round_robin", rules=SHORT, seed="rr")
+    state = runner.run("rr")
+    assert len(state.rounds) == 5
+    met = Counter(
+        frozenset(pair)
+        for rnd in state.rounds
+        for t in rnd.tables
+        for pair in itertools.combinations(t.players, 2)
+    )
+    assert len(met) == 16 * 15 // 2 and set(met.values()) == {1}
+
+
+def _king(*args: str) -> list[str]:
+    return [sys.executable, "-m", "services.cli", *args]
+
+
+@pytest.mark.slow
+def test_kill_9_mid_tournament_then_carry_on(tmp_path: Path) -> None:
+    """SIGKILL the runner during a round, start it again: nothing lost, nothing played twice."""
+    url = f"sqlite:///{tmp_path / 'k.db'}"
+    args = [
+        "tournament",
+        "run",
+        "--id",
+        "k9",
+        "--db",
+        url,
+        "--players",
+        "random*8",
+        "--rounds",
+        "3",
+        "--mode",
+        "short12",
+        "--seed",
+        "k",
+        "--json",
+    ]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    for delay in (2.5, 4.0):
+        proc = subprocess.Popen(
+            _king(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    done = subprocess.run(_king(*args), capture_output=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    out = json.loads(done.stdout)
+    assert out["audit"]["failed"] == [] and out["audit"]["games"] == 6
+    store = EventStore.open(url)
+    try:
+        runner = TournamentRunner(store)
+        state = runner.load("k9")
+        types = [r.type for r in store.read_stream("tournament-k9")]
+        assert types.count("round_paired") == 3 and types.count("game_recorded") == 6
+        assert len({r.game_id for r in state.results}) == 6
+        assert store.verify_all().ok
+    finally:
+        store.close()
+
+
+def test_the_cli_runs_a_small_tournament(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    import contextlib
+    import io
+
+    from services.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        status = main(
+            [
+                "tournament",
+                "run",
+                "--id",
+                "c",
+                "--db",
+                url,
+                "--players",
+                "random*4",
+                "--rounds",
+                "1",
+                "--mode",
+                "short12",
+                "--json",
+            ]
+        )
+    assert status == 0
+    out = json.loads(buf.getvalue())
+    assert out["audit"] == {"games": 1, "failed": []}
+    assert [r["player"] for r in out["standings"]] and len(out["standings"]) == 4
