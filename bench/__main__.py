@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = {
     "engine": "rules engine: deals/s beside OpenSpiel's Hearts",
     "store": "event store: append and replay rates beside the eventsourcing library",
+    "service": "game service: pull-bot actions/s and latency beside a bare Litestar endpoint",
     "strength": "strategies: heuristic vs random, strong vs heuristic (ladder points, 95% CI)",
 }
 

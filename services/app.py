@@ -32,6 +32,7 @@ from services.observability import get_logger
 from services.problems import EXCEPTION_HANDLERS
 from services.ratelimit import rate_limit_middleware
 from services.settings import Settings
+from services.timing import server_timing_middleware
 
 log = get_logger("king.app")
 
@@ -69,7 +70,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         middleware=[
-            rate_limit_middleware(settings.rate_limit_per_second, settings.rate_limit_burst)
+            server_timing_middleware,
+            rate_limit_middleware(settings.rate_limit_per_second, settings.rate_limit_burst),
         ],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(

@@ -77,10 +77,20 @@ class PlayerService:
         self._read = read_engine or engine
         self._admin_hash = hash_token(admin_token)
         self._cache: OrderedDict[str, str] = OrderedDict()
+        self._players: dict[str, Player] = {}
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
     # --- authentication ----------------------------------------------------------------
+
+    def cached(self, token: str) -> Principal | None:
+        """The principal of a token known to this process (no database read), else None."""
+        digest = hash_token(token)
+        if hmac.compare_digest(digest, self._admin_hash):
+            return Principal(None, True, digest[:16])
+        with self._lock:
+            player_id = self._cache.get(digest)
+        return None if player_id is None else Principal(player_id, False, digest[:16])
 
     def authenticate(self, token: str) -> Principal | None:
         digest = hash_token(token)
@@ -128,11 +138,26 @@ class PlayerService:
                 raise PlayerNotFound(f"no player {player_id!r}")
             return _player(row)
 
+    def known(self, player_id: str) -> Player | None:
+        """The player if this process has it cached (no database read)."""
+        with self._lock:
+            return self._players.get(player_id)
+
     def find(self, player_id: str) -> Player | None:
+        """The player (cached in this process; its own updates refresh the cache)."""
+        with self._lock:
+            known = self._players.get(player_id)
+        if known is not None:
+            return known
         try:
-            return self.get(player_id)
+            player = self.get(player_id)
         except PlayerNotFound:
             return None
+        with self._lock:
+            if len(self._players) > 10_000:
+                self._players.clear()
+            self._players[player_id] = player
+        return player
 
     def list(self, limit: int, offset: int) -> list[Player]:
         query = select(PlayerRow).order_by(PlayerRow.created_at, PlayerRow.id)  # type: ignore[arg-type]
@@ -150,7 +175,10 @@ class PlayerService:
                 row.kind = "bot"
             session.add(row)
             session.commit()
-            return _player(row)
+            player = _player(row)
+        with self._lock:
+            self._players[player_id] = player
+        return player
 
     def rotate_token(self, player_id: str) -> str:
         """Revoke every token of the player and issue a new one."""

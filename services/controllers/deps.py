@@ -41,7 +41,9 @@ async def provide_maybe_principal(
         return None
     if len(token) > 200:
         raise NotAuthorizedException("unknown or revoked token")
-    principal = await asyncio.to_thread(services.players.authenticate, token)
+    principal = services.players.cached(token)
+    if principal is None:
+        principal = await asyncio.to_thread(services.players.authenticate, token)
     if principal is None:
         raise NotAuthorizedException("unknown or revoked token")
     return principal

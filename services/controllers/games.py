@@ -9,7 +9,7 @@ from litestar import Controller, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from domain.record import to_record
-from domain.view import Action, BadAction, public_view, seat_view
+from domain.view import Action, BadAction, public_view
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
@@ -54,7 +54,9 @@ class GameController(Controller):
             return GameDetail(game_out(info), None, 0)
         state = await games.start(principal, info.id)
         info = await games.info(info.id)
-        return GameDetail(game_out(info), public_view(state).to_dict(), state.version)
+        return GameDetail(
+            game_out(info), services.games.views.to_dict(public_view(state)), state.version
+        )
 
     @get("/")
     async def list_games(
@@ -75,7 +77,9 @@ class GameController(Controller):
         if info.status == "created":
             return GameDetail(game_out(info), None, 0)
         state = await services.games.load(game_id)
-        return GameDetail(game_out(info), public_view(state).to_dict(), state.version)
+        return GameDetail(
+            game_out(info), services.games.views.to_dict(public_view(state)), state.version
+        )
 
     @post("/{game_id:str}/start", status_code=200)
     async def start_game(
@@ -84,7 +88,9 @@ class GameController(Controller):
         """Start a table created with `start: false` (its creator or the admin)."""
         state = await services.games.start(principal, game_id)
         info = await services.games.info(game_id)
-        return GameDetail(game_out(info), public_view(state).to_dict(), state.version)
+        return GameDetail(
+            game_out(info), services.games.views.to_dict(public_view(state)), state.version
+        )
 
     @get("/{game_id:str}/seats/{seat:int}")
     async def get_seat_view(
@@ -107,7 +113,7 @@ class GameController(Controller):
             seat,
             state.version,
             iso(deadline) if deadline else None,
-            seat_view(state, seat).to_dict(),
+            services.games.views.seat(state, seat),
         )
 
     @post("/{game_id:str}/actions", status_code=200)
@@ -134,7 +140,7 @@ class GameController(Controller):
             ok=True,
             seat=result.seat,
             version=result.state.version,
-            view=seat_view(result.state, result.seat).to_dict(),
+            view=services.games.views.seat(result.state, result.seat),
             strike=strike_out(result.strike),
         )
 

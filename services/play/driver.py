@@ -22,6 +22,7 @@ from services.bots.push import PushClient
 from services.observability import Metrics, get_logger
 from services.play.house import is_house
 from services.play.service import BAD_REPLY, TIMEOUT, GameService, Turn
+from services.play.views import ViewCache
 from tournament.games import GameNotFound, stream_id
 
 log = get_logger("king.driver")
@@ -31,7 +32,9 @@ def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
-def decision_request(state: GameState, seat: int, turn: Turn) -> dict[str, Any]:
+def decision_request(
+    state: GameState, seat: int, turn: Turn, views: ViewCache | None = None
+) -> dict[str, Any]:
     """What a push bot receives: the seat's view (own hand only), legal actions, deadline."""
     view = seat_view(state, seat)
     remaining = max(turn.deadline - time.time(), 0.0)
@@ -43,7 +46,7 @@ def decision_request(state: GameState, seat: int, turn: Turn) -> dict[str, Any]:
         "deadline": iso(turn.deadline),
         "deadline_ms": int(remaining * 1000),
         "legal": [a.to_dict() for a in view.legal],
-        "view": view.to_dict(),
+        "view": views.to_dict(view) if views is not None else view.to_dict(),
     }
 
 
@@ -109,7 +112,7 @@ class GameDriver:
     async def _step(self, game_id: str) -> bool:
         """Make (or wait for) one decision; True when the game is over."""
         games = self.games
-        state = await games.load(game_id)
+        state = await games.load_fresh(game_id)
         if state.phase is Phase.OVER:
             await games.mark_over(game_id)
             return True
@@ -139,7 +142,7 @@ class GameDriver:
     async def _push(
         self, game_id: str, state: GameState, seat: int, owner: str, url: str, turn: Turn
     ) -> None:
-        body = orjson.dumps(decision_request(state, seat, turn))
+        body = orjson.dumps(decision_request(state, seat, turn, self.games.views))
         reply = await self.push.ask(url, body, turn.deadline - time.time())
         self.metrics.decision_seconds.labels("push", owner).observe(reply.seconds)
         games = self.games

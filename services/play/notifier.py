@@ -25,6 +25,10 @@ class Notifier:
         if event is not None:
             event.set()
 
+    def version(self, game_id: str) -> int:
+        """The newest version of the game this process has written or been told of."""
+        return self._versions.get(game_id, 0)
+
     def forget(self, game_id: str) -> None:
         self._versions.pop(game_id, None)
         event = self._events.pop(game_id, None)

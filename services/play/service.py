@@ -32,16 +32,19 @@ from domain.game import (
 from domain.rules import BadRuleOption, Rules
 from domain.view import Action, seat_view
 from domain.violations import Violation
+from eventstore import RecordedEvent
 from services.db.models import GameRow
 from services.identity import Player, PlayerService, Principal
 from services.observability import Metrics, get_logger
 from services.play.house import HouseBots, check_house, house_owner, is_house
 from services.play.notifier import Notifier
+from services.play.views import ViewCache
 from services.settings import Settings
 from tournament.games import GameExists, GameNotFound, GameRepository, Outcome
 
 GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MIN_DECISION_SECONDS = 0.05
+TAIL_EVENTS = 256
 # Strike reasons as stored (public): never a card, never a bot's reply.
 TIMEOUT = "timeout"
 ILLEGAL = "illegal_action"
@@ -137,9 +140,14 @@ class GameService:
         self.notifier = notifier
         self.metrics = metrics
         self.house = HouseBots()
+        self.views = ViewCache()
         self.turns: dict[str, Turn] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._infos: dict[str, GameInfo] = {}
+        # What this process appended lately, per game: streams woken by a write read the new
+        # events and state from here instead of the database (a poll re-reads the database).
+        self._tails: dict[str, list[RecordedEvent]] = {}
+        self._states: dict[str, GameState] = {}
         self.on_start: list[Any] = []  # callbacks(game_id) run when a game starts
 
     # --- the games index --------------------------------------------------------------
@@ -305,6 +313,7 @@ class GameService:
             await asyncio.to_thread(self._set_status, game_id, "over")
             self.turns.pop(game_id, None)
             self.house.forget(game_id)
+            self.forget(game_id)
             self.notifier.games_changed()
             log.info("game_over", game_id=game_id)
 
@@ -313,7 +322,18 @@ class GameService:
     async def load(self, game_id: str) -> GameState:
         return await asyncio.to_thread(self.repo.load, game_id)
 
+    async def load_fresh(self, game_id: str) -> GameState:
+        """The state after this process's last write when nothing newer is known, else a load.
+        Only for checks before a command: the command itself decides on the stored state."""
+        state = self._states.get(game_id)
+        if state is not None and state.version == self.notifier.version(game_id):
+            return state
+        return await self.load(game_id)
+
     async def player(self, player_id: str) -> Player | None:
+        known = self.players.known(player_id)
+        if known is not None:
+            return known
         return await asyncio.to_thread(self.players.find, player_id)
 
     def seats_of(self, state: GameState, player_id: str | None) -> list[int]:
@@ -338,12 +358,43 @@ class GameService:
         turn = self.turns[game_id] = Turn(seat, state.version, time.time() + seconds)
         return turn
 
+    def _remember(self, game_id: str, outcome: Outcome) -> None:
+        recorded = outcome.recorded
+        if not recorded:
+            return
+        tail = self._tails.setdefault(game_id, [])
+        if tail and tail[-1].version + 1 != recorded[0].version:
+            tail.clear()
+        tail.extend(recorded)
+        del tail[:-TAIL_EVENTS]
+        if outcome.state.version == recorded[-1].version:
+            self._states[game_id] = outcome.state
+
+    def recent(
+        self, game_id: str, after_version: int
+    ) -> tuple[list[RecordedEvent], GameState] | None:
+        """The events after `after_version` and the state at the last, from this process's
+        recent writes; None when they do not reach back that far (read the database)."""
+        tail = self._tails.get(game_id)
+        state = self._states.get(game_id)
+        if not tail or state is None or state.version != tail[-1].version:
+            return None
+        if tail[0].version > after_version + 1 or tail[-1].version < after_version:
+            return None
+        return [r for r in tail if r.version > after_version], state
+
+    def forget(self, game_id: str) -> None:
+        self._tails.pop(game_id, None)
+        self._states.pop(game_id, None)
+        self.views.forget(game_id)
+
     async def _execute(self, game_id: str, command: Command) -> Outcome:
         start = time.perf_counter()
         outcome = await asyncio.to_thread(self.repo.execute, game_id, command)
         self.metrics.action_seconds.observe(time.perf_counter() - start)
         if outcome.events:
             self.metrics.appends.inc(len(outcome.events))
+            self._remember(game_id, outcome)
             self.publish_turn(game_id, outcome.state)
             self.notifier.notify(game_id, outcome.state.version)
             if outcome.state.phase is Phase.OVER:
@@ -364,7 +415,7 @@ class GameService:
         if principal.player_id is None:
             raise Forbidden("the admin token holds no seat: act with the player's token")
         async with self._lock(game_id):
-            state = await self.load(game_id)
+            state = await self.load_fresh(game_id)
             mine = self.seats_of(state, principal.player_id)
             if seat is None:
                 if not mine:

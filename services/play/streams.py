@@ -56,15 +56,22 @@ async def game_stream(
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
+    woke = False
     while True:
-        records = await asyncio.to_thread(games.repo.events, game_id, position + 1)
+        recent = games.recent(game_id, position) if woke else None
+        if recent is not None:
+            records, state = recent
+        else:
+            records = await asyncio.to_thread(games.repo.events, game_id, position + 1)
+            state = None
         out: list[bytes] = []
         for r in records:
             message = feed.form(r)
             position = r.version
             if r.version > after:
                 out.append(encode(message, fmt))
-        state = await games.load(game_id) if position else None
+        if state is None and position:
+            state = await games.load(game_id)
         if (
             seat is not None
             and state is not None
@@ -82,7 +89,7 @@ async def game_stream(
                 "deadline": iso(deadline) if deadline else None,
                 "deadline_ms": int(max(deadline - time.time(), 0) * 1000) if deadline else None,
                 "legal": [a.to_dict() for a in view.legal],
-                "view": view.to_dict(),
+                "view": games.views.to_dict(view),
             }
             message = {"id": position, "game_id": game_id, "type": "your_turn", "data": data}
             out.append(encode(message, fmt))

@@ -1,0 +1,328 @@
+"""`python -m bench service [--json] [--quick]`: the game service under pull bots, beside a
+bare Litestar JSON endpoint on the same server settings.
+
+Two uvicorn servers run in child processes with identical settings (one worker, loopback,
+the same event loop and HTTP implementation): the King service (SQLite, synchronous=FULL, its
+default) and a bare Litestar app whose one POST endpoint decodes a JSON body and answers a
+small JSON object. The same client threads drive both from this process:
+  * service: G games at once, every seat a pull bot (an NDJSON seat stream plus POST /actions
+    on each `your_turn`, a random legal action), whole games to the end;
+  * bare: as many threads POSTing a body of the same size in a loop, for as long.
+Reported: actions (requests) per second, and the service-side latency of each request from
+the `Server-Timing` header (p50, p99), plus the ratio of the two rates (target >= 0.3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+ADMIN = "bench-admin-token-0123456789"
+TARGET_RATIO = 0.3
+
+
+# ------------------------------------------------------------------ servers
+
+
+def bare_app() -> Any:
+    from litestar import Litestar, post
+
+    from services.timing import server_timing_middleware
+
+    @post("/echo", status_code=200)
+    async def echo(data: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "type": data.get("type"), "version": data.get("version")}
+
+    return Litestar([echo], middleware=[server_timing_middleware])
+
+
+def serve(kind: str, port: int, data_dir: str) -> None:
+    import uvicorn
+
+    if kind == "bare":
+        app = bare_app()
+    else:
+        from services.app import create_app
+        from services.settings import load_settings
+
+        settings = load_settings(
+            data_dir=data_dir,
+            admin_token=ADMIN,
+            rate_limit_per_second=0,
+            decision_seconds=60,
+            log_level="warning",
+        )
+        app = create_app(settings)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Child:
+    def __init__(self, kind: str, data_dir: str) -> None:
+        self.port = free_port()
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "bench.service",
+                "--serve",
+                kind,
+                "--port",
+                str(self.port),
+                "--data-dir",
+                data_dir,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.url = f"http://127.0.0.1:{self.port}"
+        import httpx
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise SystemExit(f"bench: the {kind} server did not start: {err[-500:]}")
+            try:
+                httpx.get(self.url + ("/health/live" if kind == "game" else "/"), timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise SystemExit(f"bench: the {kind} server did not answer")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+# ------------------------------------------------------------------ clients
+
+
+def _timing(response: Any) -> float | None:
+    header = response.headers.get("server-timing", "")
+    if "dur=" not in header:
+        return None
+    return float(header.split("dur=", 1)[1].split(",", 1)[0])
+
+
+def play_seat(
+    url: str, token: str, game_id: str, seat: int, rng: random.Random, out: list[float]
+) -> int:
+    import httpx
+    import orjson
+
+    actions = 0
+    headers = {"authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=60, trust_env=False) as c:
+        path = f"/api/v1/games/{game_id}/seats/{seat}/events"
+        with c.stream("GET", path, params={"format": "ndjson"}) as stream:
+            for line in stream.iter_lines():
+                # a bot reads only what it acts on: its turns, and the game's last event
+                if '"type":"seed_revealed"' in line:
+                    break
+                if '"type":"your_turn"' not in line:
+                    continue
+                message = orjson.loads(line)
+                turn = message["data"]
+                body = {**rng.choice(turn["legal"]), "seat": seat, "version": turn["version"]}
+                r = c.post(f"/api/v1/games/{game_id}/actions", json=body)
+                if r.status_code == 200:
+                    actions += 1
+                    ms = _timing(r)
+                    if ms is not None:
+                        out.append(ms)
+    return actions
+
+
+def run_games(url: str, games: int, mode: str) -> dict[str, Any]:
+    import httpx
+
+    admin = {"authorization": f"Bearer {ADMIN}"}
+    with httpx.Client(base_url=url, timeout=60, trust_env=False) as c:
+        tokens = []
+        for i in range(4):
+            r = c.post("/api/v1/players", json={"id": f"bench-{i}-{time.time_ns()}"}, headers=admin)
+            tokens.append(r.json()["token"])
+        players = [
+            c.get("/api/v1/me", headers={"authorization": f"Bearer {t}"}).json()["id"]
+            for t in tokens
+        ]
+        table = {"seats": players, "rules": {"mode": mode}, "start": False}
+        ids = [
+            c.post(
+                "/api/v1/games", json=table, headers={"authorization": f"Bearer {tokens[0]}"}
+            ).json()["game"]["id"]
+            for _ in range(games)
+        ]
+    latencies: list[float] = []
+    counts: list[int] = []
+    threads = []
+    for n, game_id in enumerate(ids):
+        for seat in range(4):
+            rng = random.Random(n * 4 + seat)
+
+            def work(g: str = game_id, s: int = seat, r: random.Random = rng) -> None:
+                counts.append(play_seat(url, tokens[s], g, s, r, latencies))
+
+            threads.append(threading.Thread(target=work, daemon=True))
+    with httpx.Client(base_url=url, timeout=60, trust_env=False) as c:
+        start = time.perf_counter()
+        for game_id in ids:
+            c.post(
+                f"/api/v1/games/{game_id}/start", headers={"authorization": f"Bearer {tokens[0]}"}
+            )
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - start
+    actions = sum(counts)
+    return _summary(actions, elapsed, latencies, games=games, mode=mode)
+
+
+def run_bare(url: str, threads_n: int, seconds: float, body_bytes: int) -> dict[str, Any]:
+    import httpx
+
+    latencies: list[float] = []
+    counts: list[int] = []
+    stop = threading.Event()
+    body = {
+        "type": "play",
+        "card": "QS",
+        "seat": 1,
+        "version": 42,
+        "pad": "x" * max(0, body_bytes - 60),
+    }
+
+    def work() -> None:
+        n = 0
+        with httpx.Client(base_url=url, timeout=60, trust_env=False) as c:
+            while not stop.is_set():
+                r = c.post("/echo", json=body)
+                if r.status_code == 200:
+                    n += 1
+                    ms = _timing(r)
+                    if ms is not None:
+                        latencies.append(ms)
+        counts.append(n)
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(threads_n)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    return _summary(sum(counts), elapsed, latencies, threads=threads_n)
+
+
+def _summary(n: int, elapsed: float, latencies: list[float], **extra: Any) -> dict[str, Any]:
+    ordered = sorted(latencies)
+
+    def pct(p: float) -> float | None:
+        if not ordered:
+            return None
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 3)
+
+    return {
+        "requests": n,
+        "seconds": round(elapsed, 3),
+        "per_second": round(n / elapsed, 1) if elapsed else 0.0,
+        "latency_ms_p50": pct(0.50),
+        "latency_ms_p99": pct(0.99),
+        "latency_ms_mean": round(statistics.fmean(ordered), 3) if ordered else None,
+        **extra,
+    }
+
+
+# ------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench service",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter games")
+    parser.add_argument("--games", type=int, default=None, help="games at once (default 8)")
+    parser.add_argument("--serve", choices=("game", "bare"), help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--data-dir", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve, args.port, args.data_dir)
+        return 0
+    games = args.games or (4 if args.quick else 8)
+    mode = "short12" if args.quick else "standard20"
+    with tempfile.TemporaryDirectory(prefix="king-bench-") as tmp:
+        game_server = Child("game", tmp)
+        try:
+            service = run_games(game_server.url, games, mode)
+        finally:
+            game_server.stop()
+        bare_server = Child("bare", tmp)
+        try:
+            seconds = min(max(service["seconds"], 3.0), 20.0)
+            bare = run_bare(bare_server.url, games, seconds, 120)
+        finally:
+            bare_server.stop()
+    ratio = round(service["per_second"] / bare["per_second"], 3) if bare["per_second"] else None
+    result = {
+        "benchmark": "service",
+        "service": service,
+        "bare_litestar": bare,
+        "ratio": ratio,
+        "target_ratio": TARGET_RATIO,
+        "meets_target": ratio is not None and ratio >= TARGET_RATIO,
+        "server": "uvicorn, 1 worker, loopback; SQLite synchronous=FULL (the service default)",
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(
+        f"King service, {games} {mode} games at once, every seat a pull bot "
+        "(NDJSON stream + POST /actions):"
+    )
+    _line("service actions", service)
+    _line("bare Litestar JSON", bare)
+    verdict = "meets" if result["meets_target"] else "misses"
+    print(f"ratio {ratio} of the bare endpoint's rate ({verdict} the {TARGET_RATIO} target)")
+    return 0
+
+
+def _line(name: str, r: dict[str, Any]) -> None:
+    print(
+        f"  {name:<20} {r['per_second']:>9.1f} req/s   service-side p50 {r['latency_ms_p50']} ms"
+        f"   p99 {r['latency_ms_p99']} ms   ({r['requests']} requests in {r['seconds']} s)"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
