@@ -98,18 +98,16 @@ class StrongStrategy:
             return self.declare(view)
         return self.play(view)
 
-    def _out_of_time(self, start: float, done: int) -> bool:
-        """Whether to stop sampling: the fixed count reached, or the next sample would likely
-        overrun the time budget."""
+    def _out_of_time(self, clock: _Clock, done: int) -> bool:
+        """Whether to stop sampling: the fixed count reached, or one more sample as slow as
+        the slowest so far would overrun the time budget."""
         if self.samples:
             return done >= self.samples
-        if done < MIN_SAMPLES:
-            return False
-        spent = time.perf_counter() - start
-        return spent * (done + 1) / done >= self.budget
+        spent, slowest = clock.tick()
+        return done >= MIN_SAMPLES and spent + slowest >= self.budget
 
     def declare(self, view: SeatView) -> Action:
-        start = time.perf_counter()
+        clock = _Clock()
         redeal = [a for a in view.legal if a.kind == "redeal"]
         if redeal:
             # Offered only for a hand with no card above ten that must declare trump.
@@ -128,7 +126,7 @@ class StrongStrategy:
                 end = rollout(new_deal(view.rules, a.contract, seat, hands))
                 totals[i] += deal_value(end, seat)
             done += 1
-            if self._out_of_time(start, done):
+            if self._out_of_time(clock, done):
                 break
 
         def score(i: int) -> float:
@@ -140,7 +138,7 @@ class StrongStrategy:
         return actions[max(range(len(actions)), key=score)]
 
     def play(self, view: SeatView) -> Action:
-        start = time.perf_counter()
+        clock = _Clock()
         legal = 0
         by_card: dict[int, Action] = {}
         for action in view.legal:
@@ -168,12 +166,26 @@ class StrongStrategy:
                 values[i].append(v)
                 totals[i] += v
             done += 1
-            if self._out_of_time(start, done):
+            if self._out_of_time(clock, done):
                 break
             if self.early_stop and done >= 2 * MIN_SAMPLES and _clear_lead(values, totals):
                 break
         best = max(range(len(cards)), key=lambda i: totals[i])
         return by_card[cards[best]]
+
+
+class _Clock:
+    """Time spent on a decision, and the slowest sample so far (time.perf_counter)."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.slowest = 0.0
+
+    def tick(self) -> tuple[float, float]:
+        now = time.perf_counter()
+        self.slowest = max(self.slowest, now - self.last)
+        self.last = now
+        return now - self.start, self.slowest
 
 
 def _clear_lead(values: list[list[float]], totals: list[float]) -> bool:
