@@ -4,8 +4,9 @@ For a card decision it deals the unseen cards many times, consistently with ever
 seat knows (knowledge.py, sampling.py), and in each sampled deal plays every distinct legal
 card and then the rest of the deal with the rollout policy on the bitmask DealState. All
 candidate cards see the same sampled deals, so their difference is measured, not their luck.
-The card with the best mean deal value (own points minus the others' mean, with the King's
-weight) is played.
+Each end of deal is scored in expected ladder points for the game (objective.py: it knows
+the totals, the rights left and how many deals remain), and the card with the best mean is
+played.
 
 A contract is chosen the same way: each legal contract is played out on sampled deals and its
 mean deal value, blended with the fitted hand model's estimate (bidding.py) as a prior worth
@@ -197,5 +198,5 @@ def _clear_lead(values: list[list[float]], totals: list[float]) -> bool:
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     if var == 0.0:
-        return mean > 0.0
+        return True  # the same margin in every sample (often none: the choice does not matter)
     return mean > CLEAR_LEAD_Z * math.sqrt(var / n)
