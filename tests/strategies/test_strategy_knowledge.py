@@ -18,7 +18,7 @@ from domain.rules import Rules
 from domain.view import seat_view
 from tournament.strategies import make_strategy
 from tournament.strategies.cardplay import choose_card, rollout_card
-from tournament.strategies.knowledge import _exclusions, knowledge_of
+from tournament.strategies.knowledge import exclusions, knowledge_of
 from tournament.strategies.sampling import sample_hands
 
 
@@ -60,14 +60,14 @@ def test_inference_is_sound_many_games(rules: Rules, seed: bytes, base: int) -> 
 def test_a_void_and_a_refused_ruff_are_inferred() -> None:
     # Trump spades; seat 1 discards a club on a heart lead: no hearts and no spades left.
     tricks = [(0, (parse_card("2H"), parse_card("3C")))]
-    excluded, _ = _exclusions(Rules(), Contract.TRUMP_S, 0, tricks)
+    excluded = exclusions(Rules(), Contract.TRUMP_S, 0, tricks)
     assert excluded[1] == mask_of(range(13, 26)) | mask_of(range(0, 13))
 
 
 def test_not_dropping_the_queen_shows_it_is_elsewhere() -> None:
     # No queens; KS led, seat 1 follows with 4S: it cannot hold QS (R-DROP would force it).
     tricks = [(0, (parse_card("KS"), parse_card("4S")))]
-    excluded, _ = _exclusions(Rules(), Contract.NO_QUEENS, 0, tricks)
+    excluded = exclusions(Rules(), Contract.NO_QUEENS, 0, tricks)
     assert excluded[1] == 1 << parse_card("QS")
 
 

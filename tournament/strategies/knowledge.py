@@ -31,12 +31,7 @@ from domain.view import SeatView
 
 _HEART_MASK = SUIT_MASKS[HEARTS]
 DROP_CONTRACTS = frozenset({Contract.NO_QUEENS, Contract.NO_BOYS, Contract.RIFKI})
-_DISCARD = {
-    Contract.NO_HEARTS: _HEART_MASK,
-    Contract.NO_QUEENS: QUEENS,
-    Contract.NO_BOYS: BOYS,
-    Contract.RIFKI: KING_OF_HEARTS,
-}
+# The penalty cards of each card-based contract: what R-DROP and R-DISCARD force.
 _PENALTY = {
     Contract.NO_HEARTS: _HEART_MASK,
     Contract.NO_QUEENS: QUEENS,
@@ -53,11 +48,6 @@ def akq_mask(suit: int) -> int:
 def above(c: int) -> int:
     """The cards of c's suit that rank above c."""
     return SUIT_MASKS[c // 13] & ~((2 << c) - 1)
-
-
-def below(c: int) -> int:
-    """The cards of c's suit that rank below c."""
-    return SUIT_MASKS[c // 13] & ((1 << c) - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +76,16 @@ class Knowledge:
         return out[0], out[1], out[2], out[3]
 
 
-def _exclusions(
+def exclusions(
     rules: Rules,
     contract: Contract,
     declarer: int,
     tricks: list[tuple[int, tuple[int, ...]]],
-) -> tuple[list[int], tuple[int, int]]:
-    """Per seat, the cards the public play proves it does not hold; and the R-AKQ debt."""
+) -> list[int]:
+    """Per seat, the cards the public play proves it does not hold.
+
+    `tricks` are (leader, cards) in order, the last one possibly unfinished.
+    """
     excluded = [0, 0, 0, 0]
     trump = contract.trump_suit
     tm = SUIT_MASKS[trump] if trump >= 0 else 0
@@ -150,7 +143,7 @@ def _exclusions(
                     if trumps and c < max(trumps):
                         excluded[seat] |= above(max(trumps))
                 continue
-            must = _DISCARD.get(contract, 0)
+            must = pen
             if not must or (1 << c) & must:
                 continue
             excluded[seat] |= must
@@ -160,7 +153,7 @@ def _exclusions(
         if len(cards) == 4:
             for c in cards:
                 played |= 1 << c
-    return excluded, (akq_seat, akq_owed)
+    return excluded
 
 
 def knowledge_of(view: SeatView) -> Knowledge:
@@ -174,7 +167,7 @@ def knowledge_of(view: SeatView) -> Knowledge:
     assert contract is not None and view.seat >= 0
     seat, rules = view.seat, view.rules
     tricks = [(t.leader, t.cards) for t in view.tricks]
-    excluded, _ = _exclusions(rules, contract, view.declarer, tricks)
+    excluded = exclusions(rules, contract, view.declarer, tricks)
     start = [0, 0, 0, 0]
     start[seat] = view.hand
     order: list[int] = []
