@@ -132,10 +132,14 @@ class TournamentRunner:
         store: EventStore,
         games: GameRepository | None = None,
         policies: PolicyFactory = builtin_policies,
+        drive_games: bool = True,
     ) -> None:
+        """drive_games=False leaves playing to someone else (the service's game driver, which
+        handles bots over HTTP and humans): a step then only waits for the game to end."""
         self.store = store
         self.games = games or GameRepository(store)
         self.policies = policies
+        self.drive_games = drive_games
 
     # --- the stream --------------------------------------------------------------------------
 
@@ -248,12 +252,13 @@ class TournamentRunner:
     def run(
         self, tournament_id: str, on_step: Callable[[Step], None] | None = None
     ) -> TournamentState:
-        """Take steps until the tournament is finished; returns its final state."""
+        """Take steps until the tournament is finished (or, when others drive the games,
+        until it waits for one); returns its state."""
         while True:
             step = self.step(tournament_id)
             if on_step is not None:
                 on_step(step)
-            if step.kind == "done":
+            if step.kind in ("done", "waiting"):
                 return self.load(tournament_id)
 
     def step(self, tournament_id: str) -> Step:
@@ -277,6 +282,8 @@ class TournamentRunner:
                 return Step("created", number, game_id)
             game = self.games.load(game_id)
             if game.phase is not Phase.OVER or game.seed is None:
+                if not self.drive_games:
+                    return Step("waiting", number, game_id)
                 self.play_game(state, table)
                 return Step("played", number, game_id)
             if not state.recorded(game_id):
