@@ -44,6 +44,7 @@ class AudienceFeed:
         self._hands: list[list[str]] | None = None
         self.version = 0
         self.finished = False
+        self.replaced = False  # the seat has a substitute: its stream ends here
 
     def form(self, recorded: RecordedEvent) -> dict[str, Any]:
         """The audience's form of one event (call for every event, in order)."""
@@ -55,6 +56,8 @@ class AudienceFeed:
         data: dict[str, Any]
         if kind in _PUBLIC_AS_IS:
             data = dict(payload)
+            if kind == "seat_substituted" and payload.get("seat") == self.seat:
+                self.replaced = True
         elif kind == "deal_started":
             hands = payload.get("hands")
             self._hands = [list(h) for h in hands] if isinstance(hands, list) else None

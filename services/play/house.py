@@ -11,9 +11,11 @@ import threading
 import zlib
 
 from domain.view import Action, SeatView
+from services.observability import get_logger
 from tournament.strategies import Strategy, UnknownStrategy, make_strategy
 
 HOUSE_PREFIX = "house:"
+log = get_logger("king.house")
 
 
 def is_house(owner: str) -> bool:
@@ -57,9 +59,11 @@ class HouseBots:
             action = self._strategy(game_id, seat, owner)(view)
             if action in view.legal:
                 return action
-        except Exception:
-            pass
+            problem = "an action that is not legal"
+        except Exception as exc:
+            problem = type(exc).__name__
         self.failures += 1
+        log.warning("house_strategy_failed", game_id=game_id, seat=seat, owner=owner, error=problem)
         return view.legal[0]
 
     def forget(self, game_id: str) -> None:

@@ -70,6 +70,9 @@ async def game_stream(
             position = r.version
             if r.version > after:
                 out.append(encode(message, fmt))
+            if feed.replaced:  # a forfeited seat's stream ends: the hands are no longer its
+                yield b"".join(out)
+                return
         if state is None and position:
             state = await games.load(game_id)
         if (

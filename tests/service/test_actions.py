@@ -140,6 +140,12 @@ def test_a_silent_seat_times_out_three_times_and_is_replaced(
         game_id = create_game(
             client, ada, ["ada", "house:random", "house:random", "house:random"], rules=SEAT0_FIRST
         )
+        url = f"/api/v1/games/{game_id}/seats/0/events"
+        with client.stream("GET", url, params={"format": "ndjson"}, headers=bearer(ada)) as s:
+            mine = [orjson.loads(line) for line in s.iter_lines() if line.strip()]
+        # the forfeited seat's stream ends with its substitution: later hands are not hers
+        assert mine[-1]["type"] == "seat_substituted"
+        assert [m["type"] for m in mine].count("deal_started") == 1
         wait_over(client, game_id)
         events = public_events(client, game_id)
         strikes = [e["data"] for e in events if e["type"] == "strike_recorded"]
