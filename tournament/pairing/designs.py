@@ -137,6 +137,17 @@ ROTATIONAL_BASES: dict[int, tuple[Block, ...]] = {
         (14, 15, 25, 32),
         (17, 21, 26, 27),
     ),
+    36: (
+        (2, 3, 28),
+        (0, 7, 19, 20),
+        (1, 13, 29, 31),
+        (4, 8, 22, 25),
+        (5, 10, 11, 15),
+        (6, 14, 21, 33),
+        (9, 12, 23, 34),
+        (16, 18, 24, 27),
+        (17, 26, 30, 32),
+    ),
 }
 """Base rounds of `rotational_design`. For n = 4m the first block is completed by ∞ (the
 point numbered n − 1 in the design); for n = 4m + 1 the point 0 has the bye."""

@@ -7,7 +7,7 @@ Where a design exists it is used as is (tournament.pairing.designs):
   n = 4^k − 1, −2, −3, the missing points being house bots;
 * n = q ≡ 1 (mod 4) a prime power (5, 9, 13, 17, 25, 29, …) with byes: the cyclic design on
   GF(q), q rounds, one bye a round, every pair meets exactly 3 times.
-* n = 8, 12, 20, 24, 28, 32 (and 16) players, or one fewer with a house bot, and n = 21, 33
+* n = 8, 12, 20, 24, 28, 32, 36 (and 16) players, or one fewer with a house bot, and n = 21, 33
   with byes: a stored 1-rotational design, n − 1 (or n) rounds, every pair meets 3 times.
 Asked for a different number of rounds, the design's rounds are repeated in order; that is
 ideal for an affine design whatever the number of rounds (each pair meets ⌊R/L⌋ or ⌈R/L⌉
@@ -21,6 +21,11 @@ seeded shuffle, then simulated annealing swaps two players of different tables o
 minimising Σ meetings² over pairs (least when every pair meets ⌊T/P⌋ or ⌈T/P⌉ times) plus
 Σ house-bot games² over players. The random numbers come from `random.Random` seeded from the
 tournament seed and the iterations are a fixed count, so the schedule is reproducible.
+
+Seats: each round is seated table by table (tournament.pairing.seats), then, the schedule
+being known in full, `equalize_seats` re-colours the seats so that every player holds every
+seat ⌊g/4⌋ or ⌈g/4⌉ times (de Werra's equitable edge colouring). When re-planning after
+earlier rounds, only the per-table seating is used (it counts the earlier rounds' seats).
 
 Players are first put in seed order (`model.seed_key`), so the schedule does not depend on the
 order in which they are listed.
@@ -46,7 +51,7 @@ from tournament.pairing.designs import (
 )
 from tournament.pairing.gf import prime_power
 from tournament.pairing.history import absorb, empty_history, history_of
-from tournament.pairing.seats import seat_tables
+from tournament.pairing.seats import equalize_seats, seat_tables
 
 AFFINE_BOT_POINTS = (0, 1, 4)
 """Points of AG(k, 4) given to house bots: not on one line, so no table gets three bots."""
@@ -75,10 +80,10 @@ def default_rounds(n: int, fill: Fill = "bye") -> int:
     With b byes a round, R must make every player sit out equally often (R·b a multiple of n)
     and leave each at least ⌈(n − 1)/3⌉ games. For 16 players: 5; for 5 with byes: 5.
     """
-    if n < 2:
+    caps, b = table_caps(n, fill)
+    if n < 2 or not caps:
         return 0
     games = -(-(n - 1) // 3)
-    _, b = table_caps(n, fill)
     if b == 0:
         return games
     step = n // math.gcd(n, b)
@@ -143,7 +148,9 @@ def _design_plan(
     k = affine_order(n + (-n) % 4) if fill == "house_bot" else affine_order(n)
     if k is not None:
         design = affine_space(k)
-        bots = AFFINE_BOT_POINTS[: design.points - n]
+        spare = [x for x in range(design.points - 1, -1, -1) if x not in AFFINE_BOT_POINTS]
+        candidates = [x for x in AFFINE_BOT_POINTS if x < design.points] + spare
+        bots = tuple(candidates[: design.points - n])
     elif fill == "bye" and n % 4 == 1 and prime_power(n) is not None:
         design = cyclic_bye_design(n)
     elif n in ROTATIONAL_BASES and (fill == "bye" or n % 4 == 0):
@@ -319,7 +326,8 @@ def _seat(
         rnd = Round(number, seated, tuple(order[i] for i in sorted(out)))
         absorb(acc, rnd)
         rounds.append(rnd)
-    return tuple(rounds)
+    # The whole schedule is known: make every player's seat counts equitable (within one).
+    return equalize_seats(rounds) if not inp.history else tuple(rounds)
 
 
 def balance_of(players: Sequence[PlayerId], rounds: Sequence[Round]) -> Balance:

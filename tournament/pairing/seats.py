@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from itertools import permutations
 
-from tournament.model import PlayerId, Table, house_bot_id
+from tournament.model import PlayerId, Round, Table, house_bot_id
 
 PERMS: tuple[tuple[int, int, int, int], ...] = tuple(
     (p[0], p[1], p[2], p[3]) for p in permutations(range(4))
@@ -98,3 +98,117 @@ def seat_tables(
             seats.append(who)
         tables.append(Table(number, (seats[0], seats[1], seats[2], seats[3]), tuple(house)))
     return tuple(tables)
+
+
+def equalize_seats(rounds: Sequence[Round]) -> tuple[Round, ...]:
+    """Re-seat a whole known schedule so that every player holds every seat ⌊g/4⌋ or ⌈g/4⌉
+    times over their g games (used for a round-robin, whose rounds are all known up front).
+
+    Seats are the colours of an edge colouring of the bipartite multigraph tables–players in
+    which every table has each colour once; de Werra's theorem says an *equitable* colouring
+    exists. While some player holds seat a at least twice more than seat b, the edges coloured
+    a or b in that player's part of the graph are split into trails (first from odd-degree
+    vertices) and recoloured alternately a, b: every table keeps one a and one b, every vertex
+    ends within one between a and b, and Σ count² falls, so it ends. The seating chosen per
+    table (with its neighbour variety) is kept wherever it is already balanced.
+    """
+    # Vertices: ("t", round index, table index) and player ids; edges carry a seat colour.
+    ends: list[tuple[tuple[int, int], str]] = []
+    colour: list[int] = []
+    at: dict[object, list[int]] = {}
+    for r, rnd in enumerate(rounds):
+        for t, table in enumerate(rnd.tables):
+            for s, p in enumerate(table.seats):
+                e = len(ends)
+                who = p if s not in table.house else f"\0bot/{r}/{t}/{s}"
+                ends.append(((r, t), who))
+                colour.append(s)
+                at.setdefault((r, t), []).append(e)
+                at.setdefault(who, []).append(e)
+    players = [v for v in at if isinstance(v, str)]
+    while True:
+        found = None
+        for p in players:
+            c = [0, 0, 0, 0]
+            for e in at[p]:
+                c[colour[e]] += 1
+            hi, lo = max(range(4), key=c.__getitem__), min(range(4), key=c.__getitem__)
+            if c[hi] - c[lo] >= 2:
+                found = (p, hi, lo)
+                break
+        if found is None:
+            break
+        _alternate(found[0], found[1], found[2], ends, colour, at)
+    out = []
+    for r, rnd in enumerate(rounds):
+        tables = []
+        for t, table in enumerate(rnd.tables):
+            seats: list[PlayerId] = [""] * 4
+            house = []
+            for e in at[(r, t)]:
+                s = colour[e]
+                who = ends[e][1]
+                if who.startswith("\0bot/"):
+                    house.append(s)
+                seats[s] = who
+            bots = iter(sorted(table.seats[s] for s in table.house))
+            for s in sorted(house):
+                seats[s] = next(bots)
+            tables.append(
+                Table(table.number, (seats[0], seats[1], seats[2], seats[3]), tuple(sorted(house)))
+            )
+        out.append(Round(rnd.number, tuple(tables), rnd.byes))
+    return tuple(out)
+
+
+def _alternate(
+    start: str,
+    a: int,
+    b: int,
+    ends: list[tuple[tuple[int, int], str]],
+    colour: list[int],
+    at: dict[object, list[int]],
+) -> None:
+    """Recolour the a/b edges of `start`'s component alternately along trails."""
+    comp: set[object] = {start}
+    stack: list[object] = [start]
+    edges: set[int] = set()
+    while stack:
+        v = stack.pop()
+        for e in at[v]:
+            if colour[e] in (a, b) and e not in edges:
+                edges.add(e)
+                t, p = ends[e]
+                for w in (t, p):
+                    if w not in comp:
+                        comp.add(w)
+                        stack.append(w)
+    free: dict[object, list[int]] = {v: [] for v in comp}
+    for e in sorted(edges):
+        t, p = ends[e]
+        free[t].append(e)
+        free[p].append(e)
+    used: set[int] = set()
+
+    def trail(v: object) -> None:
+        c = a
+        while True:
+            options = free[v]
+            while options and options[-1] in used:
+                options.pop()
+            if not options:
+                return
+            e = options.pop()
+            used.add(e)
+            colour[e] = c
+            c = b if c == a else a
+            t, p = ends[e]
+            v = p if v == t else t
+
+    order = sorted(comp, key=lambda v: (not isinstance(v, str), str(v)))
+    for v in order:
+        if sum(1 for e in free[v] if e not in used) % 2:
+            trail(v)
+    for v in order:
+        while any(e not in used for e in free[v]):
+            trail(v)

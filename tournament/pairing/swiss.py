@@ -39,7 +39,7 @@ from tournament.pairing.seats import seat_tables
 
 TAIL_BUDGET = 20_000
 WIDE_TAIL = 48
-"""Nodes the tail search may visit (a count, not a time, so every machine pairs alike)."""
+"""Candidates the tail search may weigh (a count, not a time: every machine pairs alike)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Entrant:
     player: PlayerId
     ladder: Fraction = Fraction(0)
     game_points: int = 0
-    buchholz: Fraction = Fraction(0)
+    table_mates: Fraction = Fraction(0)
     wins: int = 0
 
 
@@ -71,7 +71,13 @@ def ranking(entrants: Sequence[Entrant], seed: str) -> list[PlayerId]:
     """Players best first: ladder, game points, table-mates' ladder, wins, then seed order."""
     ranked = sorted(
         entrants,
-        key=lambda e: (-e.ladder, -e.game_points, -e.buchholz, -e.wins, seed_key(seed, e.player)),
+        key=lambda e: (
+            -e.ladder,
+            -e.game_points,
+            -e.table_mates,
+            -e.wins,
+            seed_key(seed, e.player),
+        ),
     )
     return [e.player for e in ranked]
 
@@ -223,7 +229,8 @@ def _solve_tail(
         inc_pen = sum(_table_pen(x, met, pen) for x in incumbent)
         inc_spread = sum(sum(x) - len(x) * min(x) for x in incumbent)
     best = (inc_pen, inc_spread)
-    best_tables = sorted((sorted(x) for x in incumbent), key=lambda x: x[0])
+    # Table sizes stay in `caps` order (house bots at the bottom); within a size, by best player.
+    best_tables = sorted((sorted(x) for x in incumbent), key=lambda x: (-len(x), x[0]))
     nodes = 0
 
     def search(remaining: list[int], t: int, p_acc: int, s_acc: int, acc: list[list[int]]) -> None:
@@ -249,12 +256,11 @@ def _solve_tail(
             for j in range(start, len(rest) - need + 1):
                 if nodes >= TAIL_BUDGET:
                     return
+                nodes += 1
                 c = rest[j]
                 np_, ns = p + cost(c, members), s + c - head
-                if (np_, ns) >= best:
-                    continue
-                nodes += 1
-                choose(j + 1, [*members, c], np_, ns)
+                if (np_, ns) < best:
+                    choose(j + 1, [*members, c], np_, ns)
 
         choose(0, [head], p_acc, s_acc)
 
@@ -300,6 +306,8 @@ def _untangle(
 ) -> list[list[int]]:
     """Swap players between tables to lower the repeat penalty (steepest descent with seeded
     kicks out of local optima); table sizes stay as they are. Returns the best tables seen."""
+    if len(tables) < 2:
+        return tables
     rng = random.Random(len(tables))
     cur = [list(t) for t in tables]
     pens = [_table_pen(t, met, pen) for t in cur]
