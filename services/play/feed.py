@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.cards import card_name, cards_of
 from eventstore import RecordedEvent
 
 # Events whose stored payload is public as it is.
@@ -29,10 +28,6 @@ _PUBLIC_AS_IS = frozenset(
     }
 )
 FINAL_EVENT = "seed_revealed"
-
-
-def _names(mask_list: list[str]) -> list[str]:
-    return list(mask_list)
 
 
 class AudienceFeed:
@@ -63,7 +58,7 @@ class AudienceFeed:
             self._hands = [list(h) for h in hands] if isinstance(hands, list) else None
             data = {k: payload[k] for k in ("deal", "attempt", "declarer") if k in payload}
             if self.seat is not None and self._hands is not None:
-                data["hand"] = _names(self._hands[self.seat])
+                data["hand"] = list(self._hands[self.seat])
         elif kind in ("deal_ended", "redeal_asked"):
             data = dict(payload)
             if self._hands is not None:
@@ -72,7 +67,3 @@ class AudienceFeed:
         else:  # an event type this service does not know: say that it happened, nothing more
             data = {}
         return {"id": recorded.version, "game_id": self.game_id, "type": kind, "data": data}
-
-
-def hand_names(mask: int) -> list[str]:
-    return [card_name(c) for c in cards_of(mask)]
