@@ -12,10 +12,12 @@ and never published (publishing it would disclose every later round); each game'
 seed is committed to (SHA-256) in its first event and revealed after the game, as
 king-shuffle/1 asks. HMAC keeps every derived seed as unpredictable as the secret.
 
-king-shuffle/1 deals from (server seed, game id, deal, attempt, client seed), so for the same
-hands every table must shuffle with the same seed *and* the same game id text: in duplicate
-mode `shuffle_game_id` is shared by the round's tables (`<tournament id>-r<r>-dup`) while each
-table keeps its own `game_id` (its stream). Consequences the runner must respect:
+king-shuffle/1 deals from (server seed, game id text, deal, attempt, client seed), so for the
+same hands every table must shuffle with the same seed *and* the same id text: in duplicate
+mode `shuffle_game_id` is shared by the round's tables (`<tournament id>-r<r>-dup`) while each table
+keeps its own `game_id` (its stream); the runner passes it on as GameCreated.shuffle_id
+(`GameRepository.create(..., server_seed=..., shuffle_id=...)`). Consequences the runner must
+respect:
 * the tables' commitments are equal (one seed), which is what proves they had the same deals;
 * a table's seed must not be revealed, nor a finished deal's hands shown to spectators, until
   every table of the round has finished that game (resp. that deal): they share the cards;
@@ -54,7 +56,7 @@ def table_game_id(tournament_id: str, round_no: int, table: int) -> str:
 def deal_plans(
     rnd: Round, tournament_id: str, seed: str, duplicate: bool = False
 ) -> tuple[DealPlan, ...]:
-    """Each table's game id, seed derivation input and shuffle game id (shared if duplicate)."""
+    """Each table's game id, seed derivation input and shuffle id (shared if duplicate)."""
     base = f"{SCHEME}|{tournament_id}|{seed}|round={rnd.number}|"
     plans = []
     for table in rnd.tables:
