@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from fractions import Fraction
+from itertools import permutations
 
 import pytest
 from hypothesis import given, settings
@@ -76,6 +77,12 @@ def simulate(
         results.extend(play(rnd, rng))
 
 
+def spread_after(counts: list[int] | None, seat: int) -> int:
+    c = list(counts or (0, 0, 0, 0))
+    c[seat] += 1
+    return max(c) - min(c)
+
+
 def repeat_pairs(rnd: Round, history: list[Round]) -> int:
     h = history_of(history)
     return sum(
@@ -124,6 +131,15 @@ def test_swiss_properties(n: int, rounds: int, seed: int, fill: Fill, churn: boo
                 assert before.get(q, 0) >= before.get(p, 0)
                 if before.get(q, 0) == before.get(p, 0):
                     assert rank[q] < rank[p]
+        # Seats: within one of each other for everyone at a table whenever some seating can.
+        held = history_of(history).seats
+        for t in rnd.tables:
+            people = [(p, t.seat_of(p)) for p in t.players]
+            if any(
+                all(spread_after(held.get(p), perm[s]) <= 1 for p, s in people)
+                for perm in permutations(range(4))
+            ):
+                assert all(spread_after(held.get(p), s) <= 1 for p, s in people)
         # The documented greedy bound on repeat meetings.
         d = most_distinct_mates(active, history)
         assert repeat_pairs(rnd, history) <= repeat_bound(d, caps)
