@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
@@ -118,3 +121,26 @@ def test_round_json_roundtrip_keeps_house_seats() -> None:
 def test_malformed_documents_are_refused(doc: dict[str, object]) -> None:
     with pytest.raises(MalformedPairing):
         input_from_json(doc)
+
+
+SCRIPT = """
+from tournament.pairing.export import dumps, round_to_json, schedule_to_json
+from tournament.pairing.round_robin import round_robin
+from tournament.pairing.swiss import Entrant, SwissInput, pair_swiss
+s = round_robin([f"p{i}" for i in range(22)], "x", 6, "house_bot")
+e = tuple(Entrant(f"p{i}", i % 5) for i in range(22))
+r = pair_swiss(SwissInput(7, "x", e, s.rounds))
+print(dumps([schedule_to_json(s), round_to_json(r)]))
+"""
+
+
+def test_same_pairings_in_any_process() -> None:
+    """Nothing depends on string hashing or set order: other hash seeds, same bytes."""
+    outputs = set()
+    for hash_seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
