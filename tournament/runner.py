@@ -81,6 +81,28 @@ class Step:
 PolicyFactory = Callable[[Registration | None, str, int, str], Policy]
 
 
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """A game a round asks for: the pairing's seats (tournament player ids, house-bot seats
+    listed in `house`), the rules, and the deal seed and shuffle id derived for it."""
+
+    tournament_id: str
+    round: int
+    game_id: str
+    seats: tuple[str, ...]
+    house: tuple[int, ...]
+    rules: Rules
+    server_seed: bytes
+    shuffle_id: str
+    state: TournamentState
+
+
+# A game factory creates the game of a table (raising GameExists if it exists already, which
+# the runner takes as "created by someone else"). The default stores it with GameRepository;
+# the HTTP service creates it through its GameService so its driver plays it.
+GameFactory = Callable[[GameSpec], None]
+
+
 def stream_id(tournament_id: str) -> str:
     return STREAM_PREFIX + tournament_id
 
@@ -133,13 +155,25 @@ class TournamentRunner:
         games: GameRepository | None = None,
         policies: PolicyFactory = builtin_policies,
         drive_games: bool = True,
+        game_factory: GameFactory | None = None,
     ) -> None:
         """drive_games=False leaves playing to someone else (the service's game driver, which
-        handles bots over HTTP and humans): a step then only waits for the game to end."""
+        handles bots over HTTP and humans): a step then only waits for the game to end.
+        game_factory: how a table's game is created (default: `GameRepository.create`)."""
         self.store = store
         self.games = games or GameRepository(store)
         self.policies = policies
         self.drive_games = drive_games
+        self.game_factory = game_factory or self._store_game
+
+    def _store_game(self, spec: GameSpec) -> None:
+        self.games.create(
+            spec.game_id,
+            spec.seats,
+            spec.rules,
+            server_seed=spec.server_seed,
+            shuffle_id=spec.shuffle_id,
+        )
 
     # --- the stream --------------------------------------------------------------------------
 
@@ -327,14 +361,19 @@ class TournamentRunner:
         created = state.created
         assert created is not None
         # Another runner may have created it first: the same game, the same seed.
+        spec = GameSpec(
+            tournament_id=tournament_id,
+            round=rnd,
+            game_id=table["game_id"],
+            seats=tuple(table["seats"]),
+            house=tuple(table.get("house", ())),
+            rules=Rules.from_dict(created.rules),
+            server_seed=derive_server_seed(bytes.fromhex(secret), plan),
+            shuffle_id=plan.shuffle_game_id,
+            state=state,
+        )
         with contextlib.suppress(GameExists):
-            self.games.create(
-                table["game_id"],
-                table["seats"],
-                Rules.from_dict(created.rules),
-                server_seed=derive_server_seed(bytes.fromhex(secret), plan),
-                shuffle_id=plan.shuffle_game_id,
-            )
+            self.game_factory(spec)
 
     def play_game(self, state: TournamentState, table: dict[str, Any]) -> GameState:
         """Play a game of the round to its end with each seat's policy.
@@ -397,14 +436,20 @@ def _recorded(round_no: int, table: dict[str, Any], game: GameState) -> GameReco
     result = game.result
     assert result is not None
     seats = tuple(table["seats"])
+
+    def who(person: str, seat: int) -> str:
+        # A seat's first occupant is the paired player, whatever the game calls it (the
+        # service seats `house:<strategy>` for a builtin player); substitutes keep their name.
+        return seats[seat] if game.occupants[seat][0] == person else person
+
     return GameRecorded(
         round=round_no,
         game_id=table["game_id"],
         seats=seats,
         totals=result.totals,
         winners=result.winners,
-        points=tuple((r.player, str(r.points)) for r in result.results),
-        forfeited=tuple(p for p, _ in game.abandoned),
+        points=tuple((who(r.player, r.seat), str(r.points)) for r in result.results),
+        forfeited=tuple(who(p, s) for p, s in game.abandoned),
         house=tuple(table.get("house", ())),
         king=result.king,
     )
@@ -412,6 +457,8 @@ def _recorded(round_no: int, table: dict[str, Any], game: GameState) -> GameReco
 
 __all__ = [
     "HOUSE_BOT_PREFIX",
+    "GameFactory",
+    "GameSpec",
     "PlayerSpec",
     "Step",
     "TournamentExists",
