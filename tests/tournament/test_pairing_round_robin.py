@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 from tournament.model import Fill, Round
 from tournament.pairing.byes import table_caps
 from tournament.pairing.designs import (
+    KIRKMAN_BASES,
     ROTATIONAL_BASES,
     affine_space,
     check,
     cyclic_bye_design,
+    kirkman_design,
     rotational_design,
 )
 from tournament.pairing.export import input_from_json, input_to_json, pair
@@ -100,6 +102,13 @@ def test_cyclic_bye_designs(q: int) -> None:
     assert sorted(b[0] for b in d.byes) == list(range(q))  # one bye each
 
 
+@pytest.mark.parametrize("n", sorted(KIRKMAN_BASES))
+def test_stored_resolvable_designs(n: int) -> None:
+    d = kirkman_design(n)
+    check(d)
+    assert d.lam == 1 and len(d.rounds) == (n - 1) // 3
+
+
 @pytest.mark.parametrize("n", sorted(ROTATIONAL_BASES))
 def test_stored_rotational_designs(n: int) -> None:
     d = rotational_design(n)
@@ -111,6 +120,8 @@ def test_stored_rotational_designs(n: int) -> None:
     ("n", "fill", "rounds", "method"),
     [
         (64, "bye", None, "AG(3,4)"),
+        (28, "bye", None, "resolvable Z9x3+inf"),
+        (27, "house_bot", 18, "resolvable Z9x3+inf"),
         (15, "house_bot", None, "AG(2,4)"),
         (13, "bye", 13, "cyclic GF(13)"),
         (12, "bye", 11, "1-rotational Z11+inf"),

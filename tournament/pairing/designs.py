@@ -20,6 +20,13 @@
   its meeting counts. The base rounds were found once by a seeded local search over
   partitions (minimising Σ(count(δ) − 3)² over differences δ) and are stored below.
 
+* `kirkman_design(n)`: n ≡ 4 (mod 12) players (28, …), a resolvable design with λ = 1 in
+  (n − 1)/3 rounds, as AG(k, 4) gives for 16 and 64. With t = (n − 1)/3 (odd), the points are
+  Z_t × {0, 1, 2} ∪ {∞}; round g adds g to the Z_t coordinate of the stored base round, whose
+  first block is ∞ with one point of each orbit. The base round covers each "pure" difference
+  ±δ within an orbit and each "mixed" difference between two orbits exactly once, so every
+  pair meets exactly once. Base rounds found once by a seeded search, stored below.
+
 All of these are checked by `Design.meetings()` in the tests and by `check()` when built: not
 trusted.
 """
@@ -151,6 +158,38 @@ ROTATIONAL_BASES: dict[int, tuple[Block, ...]] = {
 }
 """Base rounds of `rotational_design`. For n = 4m the first block is completed by ∞ (the
 point numbered n − 1 in the design); for n = 4m + 1 the point 0 has the bye."""
+
+
+KIRKMAN_BASES: dict[int, tuple[Block, ...]] = {
+    28: (
+        (7, 16, 26),
+        (0, 17, 21, 22),
+        (1, 4, 5, 15),
+        (2, 9, 14, 25),
+        (3, 18, 20, 23),
+        (6, 8, 12, 24),
+        (10, 11, 13, 19),
+    ),
+}
+"""Base rounds of `kirkman_design`: point (x, i) of Z_t × {0, 1, 2} is numbered i·t + x, ∞ is
+3t; the first block is completed by ∞."""
+
+
+@cache
+def kirkman_design(n: int) -> Design:
+    """The stored λ = 1 resolvable design for n ≡ 4 (mod 12) players, checked when built."""
+    base = KIRKMAN_BASES.get(n)
+    if base is None:
+        raise ValueError(f"no stored resolvable design for {n} players")
+    t = (n - 1) // 3
+    rounds: list[tuple[Block, ...]] = []
+    for g in range(t):
+        blocks = [tuple(sorted((x // t) * t + (x % t + g) % t for x in b)) for b in base]
+        blocks[0] = (*blocks[0], 3 * t)
+        rounds.append(tuple(blocks))
+    design = Design(f"resolvable Z{t}x3+inf", n, tuple(rounds), tuple(() for _ in rounds), 1)
+    check(design)
+    return design
 
 
 @cache

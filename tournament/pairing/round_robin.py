@@ -42,11 +42,13 @@ from dataclasses import dataclass
 from tournament.model import Balance, Fill, PlayerId, Round, Schedule, seed_key
 from tournament.pairing.byes import table_caps
 from tournament.pairing.designs import (
+    KIRKMAN_BASES,
     ROTATIONAL_BASES,
     Design,
     affine_order,
     affine_space,
     cyclic_bye_design,
+    kirkman_design,
     rotational_design,
 )
 from tournament.pairing.gf import prime_power
@@ -151,6 +153,11 @@ def _design_plan(
         spare = [x for x in range(design.points - 1, -1, -1) if x not in AFFINE_BOT_POINTS]
         candidates = [x for x in AFFINE_BOT_POINTS if x < design.points] + spare
         bots = tuple(candidates[: design.points - n])
+    elif n in KIRKMAN_BASES:
+        design = kirkman_design(n)
+    elif fill == "house_bot" and n + 1 in KIRKMAN_BASES:
+        design = kirkman_design(n + 1)
+        bots = (n,)  # the point ∞ is the house bot
     elif fill == "bye" and n % 4 == 1 and prime_power(n) is not None:
         design = cyclic_bye_design(n)
     elif n in ROTATIONAL_BASES and (fill == "bye" or n % 4 == 0):
