@@ -51,6 +51,8 @@ def row(result: MatchResult, target: float, seconds: float) -> dict[str, Any]:
         "verdict": verdict(d.mean - half, d.mean, target),
         "a_ms_per_decision": a.timing.mean_ms,
         "a_max_ms": a.timing.max_ms,
+        "a_cpu_ms_per_decision": a.timing.mean_cpu_ms,
+        "a_max_cpu_ms": a.timing.max_cpu_ms,
         "seconds": seconds,
     }
 
@@ -63,6 +65,7 @@ def print_table(rows: list[dict[str, Any]], rules: Rules) -> None:
     for col in ("Match", "Games", "A pts/game", "B pts/game", "A − B", "Target", "Verdict"):
         table.add_column(col, justify="left" if col in ("Match", "Verdict") else "right")
     table.add_column("A ms/decision (max)", justify="right")
+    table.add_column("A CPU ms (max)", justify="right")
     for r in rows:
         table.add_row(
             f"{r['a']} vs {r['b']}",
@@ -73,6 +76,7 @@ def print_table(rows: list[dict[str, Any]], rules: Rules) -> None:
             f"≥ {r['target']:.1f}",
             r["verdict"],
             f"{r['a_ms_per_decision']:.1f} ({r['a_max_ms']:.0f})",
+            f"{r['a_cpu_ms_per_decision']:.1f} ({r['a_max_cpu_ms']:.0f})",
         )
     console = Console()
     if not console.is_terminal:

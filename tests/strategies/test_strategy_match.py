@@ -49,15 +49,15 @@ def test_estimate_on_known_samples() -> None:
 
 def test_summary_uses_duplicate_set_means_as_samples() -> None:
     sets = [
-        SetResult(0, (3.0, -1.0), (Timing(2, 4.0, 3.0), Timing())),
-        SetResult(1, (1.0, 1.0), (Timing(1, 1.0, 1.0), Timing())),
+        SetResult(0, (3.0, -1.0), (Timing(2, 4.0, 3.0, 2.0, 1.5), Timing())),
+        SetResult(1, (1.0, 1.0), (Timing(1, 1.0, 1.0, 1.0, 1.0), Timing())),
         SetResult(2, (5.0, -3.0), (Timing(), Timing())),
     ]
     r = summarize(["a", "b"], 9, Rules(), sets)
     assert r.games == 6 and r.sets == 3
     assert r.results[0].points.mean == 3.0
     assert r.results[0].seat_games == 12  # two seats a game, two games a set
-    assert r.results[0].timing == Timing(3, 5.0, 3.0)
+    assert r.results[0].timing == Timing(3, 5.0, 3.0, 3.0, 1.5)
     d = r.differences[0]
     assert d.mean == pytest.approx(4.0)  # diffs 4, 0, 8
     assert d.half_width == pytest.approx(t_quantile(0.975, 2) * 4.0 / math.sqrt(3))
