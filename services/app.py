@@ -33,6 +33,7 @@ from services.problems import EXCEPTION_HANDLERS
 from services.ratelimit import rate_limit_middleware
 from services.settings import Settings
 from services.timing import server_timing_middleware
+from services.web import template_config, web_handlers
 
 log = get_logger("king.app")
 
@@ -61,7 +62,14 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             log.info("service_stopped")
 
     return Litestar(
-        route_handlers=[PlayerController, GameController, StreamController, HealthController],
+        route_handlers=[
+            PlayerController,
+            GameController,
+            StreamController,
+            HealthController,
+            *web_handlers(),
+        ],
+        template_config=template_config(),
         dependencies={
             "services": Provide(provide_services, sync_to_thread=False),
             "maybe_principal": Provide(provide_maybe_principal),

@@ -1,0 +1,216 @@
+"""Turkish and English words of the pages, card names and the language choice.
+
+The language comes from `?lang=tr|en` (then remembered in the `king_lang` cookie), else the
+cookie, else Accept-Language; Turkish when nothing says otherwise (most King players are
+Turkish speakers). Contracts are always shown by their Turkish name with the English beside.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from domain.contracts import ALL_CONTRACTS, CONTRACT_INFO, display_name
+
+Lang = Literal["tr", "en"]
+LANGS: tuple[Lang, ...] = ("tr", "en")
+COOKIE = "king_lang"
+DEFAULT: Lang = "tr"
+
+RANK_TEXT = {"T": "10"}
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_SUIT_EN = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+_RANK_EN = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten"}
+_SUIT_TR = {"S": "maça", "H": "kupa", "D": "karo", "C": "sinek"}
+_RANK_TR = {"A": "ası", "K": "papazı", "Q": "kızı", "J": "valesi"}
+
+
+def pick_lang(query: str | None, cookie: str | None, accept: str | None) -> tuple[Lang, bool]:
+    """The page language and whether the cookie should (re)remember it."""
+    if query in LANGS:
+        return query, query != cookie
+    if cookie in LANGS:
+        return cookie, False
+    best: tuple[float, Lang] | None = None
+    for part in (accept or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        primary = tag.strip().lower().split("-")[0]
+        if primary not in LANGS:
+            continue
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if best is None or q > best[0]:
+            best = (q, primary)
+    return (best[1] if best else DEFAULT), False
+
+
+def card_text(name: str) -> str:
+    """`QS` -> `Q♠`, `TH` -> `10♥`."""
+    return RANK_TEXT.get(name[0], name[0]) + SUIT_SYMBOL[name[1]]
+
+
+def card_label(name: str, lang: Lang) -> str:
+    """`QS` -> `queen of spades` / `maça kızı`."""
+    rank, suit = name[0], name[1]
+    if lang == "en":
+        return f"{_RANK_EN.get(rank, rank)} of {_SUIT_EN[suit]}"
+    if rank in _RANK_TR:
+        return f"{_SUIT_TR[suit]} {_RANK_TR[rank]}"
+    return f"{_SUIT_TR[suit]} {RANK_TEXT.get(rank, rank)}"
+
+
+def contract_names() -> dict[str, str]:
+    return {c.value: display_name(c) for c in ALL_CONTRACTS}
+
+
+def contract_name(contract: str | None) -> str:
+    if contract is None:
+        return ""
+    for c in ALL_CONTRACTS:
+        if c.value == contract:
+            info = CONTRACT_INFO[c]
+            return f"{info.turkish} ({info.english})"
+    return contract
+
+
+WORDS: dict[str, tuple[str, str]] = {
+    # key: (Turkish, English)
+    "site": ("King (Rıfkı)", "King (Rıfkı)"),
+    "home": ("Ana sayfa", "Home"),
+    "games": ("Oyunlar", "Games"),
+    "live_games": ("Süren oyunlar", "Games in progress"),
+    "finished_games": ("Biten oyunlar", "Finished games"),
+    "created_games": ("Başlamayı bekleyen masalar", "Tables waiting to start"),
+    "tournaments": ("Turnuvalar", "Tournaments"),
+    "leaderboard": ("Sıralama", "Leaderboard"),
+    "leaderboard_note": (
+        "Son biten oyunlardan: lig puanı, galibiyet, oyun sayısı.",
+        "From the latest finished games: ladder points, wins, games.",
+    ),
+    "no_games": ("Henüz oyun yok.", "No games yet."),
+    "no_tournaments": ("Henüz turnuva yok.", "No tournaments yet."),
+    "player": ("Oyuncu", "Player"),
+    "players": ("Oyuncular", "Players"),
+    "seat": ("Koltuk", "Seat"),
+    "status": ("Durum", "Status"),
+    "status_created": ("bekliyor", "waiting"),
+    "status_live": ("sürüyor", "live"),
+    "status_over": ("bitti", "over"),
+    "created_at": ("Açılış", "Created"),
+    "watch": ("İzle", "Watch"),
+    "play": ("Oyna", "Play"),
+    "ladder": ("Lig puanı", "Ladder points"),
+    "wins": ("Galibiyet", "Wins"),
+    "played": ("Oyun", "Games"),
+    "points": ("Puan", "Points"),
+    "rank": ("Sıra", "Rank"),
+    "game": ("Oyun", "Game"),
+    "deal": ("El", "Deal"),
+    "deals": ("Eller", "Deals"),
+    "trick": ("Löve", "Trick"),
+    "card": ("Kart", "Card"),
+    "contract": ("Oyun türü", "Contract"),
+    "declarer": ("Seçen", "Declarer"),
+    "to_move": ("Sıra", "To move"),
+    "totals": ("Toplam", "Totals"),
+    "deal_scores": ("Bu elin puanı", "This deal's scores"),
+    "tricks_won": ("Alınan löve", "Tricks taken"),
+    "redeal": ("Yeniden dağıtım", "Redeal"),
+    "redeal_note": (
+        "Zayıf el: kartlar yeniden dağıtıldı.",
+        "Weak hand: the cards were dealt again.",
+    ),
+    "hidden_hand": ("El gizli (el sürüyor)", "Hand hidden (deal in progress)"),
+    "first": ("Başa", "Start"),
+    "last": ("Sona", "End"),
+    "prev_card": ("Önceki kart", "Previous card"),
+    "next_card": ("Sonraki kart", "Next card"),
+    "prev_trick": ("Önceki löve", "Previous trick"),
+    "next_trick": ("Sonraki löve", "Next trick"),
+    "keys_help": (
+        "Tuşlar: ← → kart, Shift+← → löve, Home/End elin başı/sonu, [ ] önceki/sonraki el.",
+        "Keys: ← → card, Shift+← → trick, Home/End start/end of the deal, [ ] previous/next deal.",
+    ),
+    "live": ("Canlı", "Live"),
+    "follow_live": ("Canlı izle", "Follow live"),
+    "following": ("Canlı izleniyor", "Following live"),
+    "audit": ("Denetim", "Audit"),
+    "audit_ok": (
+        "Denetim geçti: hash zinciri ve tekrar oynatma tutarlı",
+        "Audit passed: hash chain and replay agree",
+    ),
+    "audit_bad": ("Denetim başarısız", "Audit failed"),
+    "audit_later": (
+        "Denetim oyun bitince herkese açılır.",
+        "The audit is open to everyone once the game is over.",
+    ),
+    "download_record": ("Kaydı indir (king-record/1)", "Download the record (king-record/1)"),
+    "share_link": ("Bu ana bağlantı", "Link to this moment"),
+    "copied": ("Kopyalandı", "Copied"),
+    "winners": ("Kazanan", "Winners"),
+    "seed": ("Tohum", "Seed"),
+    "commitment": ("Taahhüt (SHA-256)", "Commitment (SHA-256)"),
+    "not_found": ("Bulunamadı", "Not found"),
+    "not_found_game": ("Böyle bir oyun yok.", "There is no such game."),
+    "not_found_tournament": ("Böyle bir turnuva yok.", "There is no such tournament."),
+    "game_not_started": ("Bu masa henüz başlamadı.", "This table has not started yet."),
+    "chart": ("Toplam puanın seyri", "Running totals"),
+    "tournament": ("Turnuva", "Tournament"),
+    "standings": ("Puan durumu", "Standings"),
+    "rounds": ("Turlar", "Rounds"),
+    "round": ("Tur", "Round"),
+    "table": ("Masa", "Table"),
+    "byes": ("Bay geçenler", "Byes"),
+    "format": ("Biçim", "Format"),
+    "finished": ("bitti", "finished"),
+    "running": ("sürüyor", "running"),
+    "game_points": ("Oyun puanı", "Game points"),
+    "table_mates": ("Masa arkadaşları", "Table mates"),
+    "house_bot": ("ev botu", "house bot"),
+    "sign_in": ("Giriş", "Sign in"),
+    "token": ("API anahtarı", "API token"),
+    "token_note": (
+        "Anahtar yalnızca bu sekmede (sessionStorage) tutulur ve API'ye Bearer olarak gider.",
+        "The token stays in this tab only (sessionStorage) and goes to the API as Bearer.",
+    ),
+    "sign_out": ("Çıkış", "Sign out"),
+    "signed_in_as": ("Giriş yapan", "Signed in as"),
+    "your_hand": ("Eliniz", "Your hand"),
+    "your_turn": ("Sıra sizde", "Your turn"),
+    "waiting_for": ("Bekleniyor", "Waiting for"),
+    "declare": ("Oyun seçin", "Declare a contract"),
+    "ask_redeal": ("Yeniden dağıtım iste", "Ask for a redeal"),
+    "time_left": ("Kalan süre", "Time left"),
+    "refused": ("Reddedildi", "Refused"),
+    "strike": ("Uyarı", "Strike"),
+    "last_trick": ("Son löve", "Last trick"),
+    "current_trick": ("Oynanan löve", "Trick in play"),
+    "no_seat": ("Bu anahtarın bu oyunda koltuğu yok.", "This token holds no seat in this game."),
+    "game_over": ("Oyun bitti.", "The game is over."),
+    "legal_note": (
+        "Oynanabilir kartlar işaretli (•); diğerleri devre dışı.",
+        "Playable cards are marked (•); the others are disabled.",
+    ),
+    "language": ("Dil", "Language"),
+    "you": ("siz", "you"),
+    "replay": ("Tekrar izle", "Replay"),
+    "seconds": ("sn", "s"),
+    "playable": ("oynanabilir", "playable"),
+    "won_trick": ("löveyi aldı", "took the trick"),
+    "of": ("/", "of"),
+}
+
+
+def words(lang: Lang) -> dict[str, str]:
+    i = 0 if lang == "tr" else 1
+    return {k: v[i] for k, v in WORDS.items()}
+
+
+def card_labels(lang: Lang) -> dict[str, Any]:
+    """Everything the page scripts need to name cards in this language."""
+    from domain.cards import CARD_NAMES
+
+    return {n: card_label(n, lang) for n in CARD_NAMES}

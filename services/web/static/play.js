@@ -1,0 +1,223 @@
+/* Play in the browser: the token stays in sessionStorage and goes to the JSON API as Bearer.
+   Only this seat's view is ever fetched (GET /seats/{seat}); the seat's NDJSON stream wakes a
+   refresh, with a slow poll as a safety net. */
+(function () {
+  "use strict";
+  var K = window.King, T = K.t;
+  var page = JSON.parse(document.getElementById("play-data").textContent);
+  var gid = encodeURIComponent(page.game_id);
+  var KEY = "king_token";
+  var token = sessionStorage.getItem(KEY);
+  var seat = null, me = null, state = null, deadline = null, busy = false;
+  var streamGen = 0, pending = null;
+
+  function api(path, opts) {
+    opts = opts || {};
+    opts.headers = Object.assign({ authorization: "Bearer " + token, accept: "application/json" }, opts.headers || {});
+    return fetch("/api/v1" + path, opts).then(function (r) {
+      var ct = r.headers.get("content-type") || "";
+      var body = ct.indexOf("json") >= 0 ? r.json() : r.text();
+      return body.then(function (b) { return { ok: r.ok, status: r.status, body: b }; });
+    });
+  }
+  function showError(p) {
+    var box = document.getElementById("error");
+    box.textContent = "";
+    if (!p) { return; }
+    var msg = T.refused + ": " + (p.message || p.detail || p.title || String(p));
+    if (p.code) { msg += " [" + p.code + (p.rule ? ", " + p.rule : "") + "]"; }
+    if (p.strike) {
+      msg += " — " + T.strike + " " + p.strike.count;
+      if (p.strike.default_action && p.strike.default_action.card) { msg += " (" + K.text(p.strike.default_action.card) + ")"; }
+    }
+    box.textContent = msg;
+  }
+  function signin(show) {
+    document.getElementById("signin").hidden = !show;
+    document.getElementById("game").hidden = show;
+  }
+  function start() {
+    if (!token) { signin(true); return; }
+    api("/me").then(function (r) {
+      if (!r.ok) {
+        sessionStorage.removeItem(KEY); token = null; signin(true);
+        document.getElementById("signin-error").textContent = T.refused + ": " + ((r.body && (r.body.detail || r.body.title)) || r.status);
+        return;
+      }
+      me = r.body;
+      return api("/games/" + gid).then(function (g) {
+        signin(false);
+        var seats = (g.body.view && g.body.view.players) || (g.body.game && g.body.game.seats) || [];
+        seat = seats.indexOf(me.id);
+        document.getElementById("whoami").textContent = T.signed_in_as + ": " + me.id + (seat >= 0 ? " · " + T.seat + " " + seat : "");
+        if (seat < 0) { document.getElementById("status").textContent = T.no_seat; return; }
+        refresh();
+        follow();
+        setInterval(refresh, 5000);
+        setInterval(tick, 250);
+      });
+    });
+  }
+  function refresh() {
+    if (seat === null || seat < 0) { return; }
+    api("/games/" + gid + "/seats/" + seat).then(function (r) {
+      if (!r.ok) { return; }
+      deadline = r.body.deadline ? Date.parse(r.body.deadline) : null;
+      render(r.body.view, r.body.version);
+    });
+  }
+  function schedule() { if (!pending) { pending = setTimeout(function () { pending = null; refresh(); }, 80); } }
+  function follow() {
+    var gen = ++streamGen;
+    var after = state ? state.version : 0;
+    fetch("/api/v1/games/" + gid + "/seats/" + seat + "/events?format=ndjson&after=" + after,
+          { headers: { authorization: "Bearer " + token, accept: "application/x-ndjson" } })
+      .then(function (r) {
+        if (!r.ok || !r.body) { throw new Error("stream " + r.status); }
+        var reader = r.body.getReader(), dec = new TextDecoder(), buf = "";
+        function pump() {
+          return reader.read().then(function (x) {
+            if (x.done) { return; }
+            buf += dec.decode(x.value, { stream: true });
+            var lines = buf.split("\n");
+            buf = lines.pop();
+            if (lines.some(function (l) { return l.trim(); })) { schedule(); }
+            return pump();
+          });
+        }
+        return pump();
+      })
+      .catch(function () {})
+      .then(function () {
+        if (gen === streamGen && !(state && state.phase === "over")) { setTimeout(follow, 1000); }
+      });
+  }
+  function tick() {
+    var box = document.getElementById("clock");
+    if (!deadline || !state || state.to_move !== seat) { box.textContent = ""; return; }
+    var left = Math.max(0, (deadline - Date.now()) / 1000);
+    box.textContent = T.time_left + ": " + left.toFixed(1) + " " + T.seconds;
+    box.classList.toggle("low", left < 5);
+  }
+  function act(action) {
+    if (busy) { return; }
+    busy = true;
+    action.seat = seat;
+    if (state) { action.version = state.version; }
+    api("/games/" + gid + "/actions", {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(action)
+    }).then(function (r) {
+      busy = false;
+      if (r.ok) { showError(null); render(r.body.view, r.body.version); refresh(); }
+      else { showError(r.body); refresh(); }
+    }, function () { busy = false; });
+  }
+  function trickEl(tr) {
+    var wrap = K.el("div", "mini-trick");
+    tr.cards.forEach(function (c, j) {
+      var s = (tr.leader + j) % 4;
+      var item = K.el("span", "mini" + (tr.winner === s ? " winner" : ""));
+      item.appendChild(K.el("span", "who", state.players[s] + " "));
+      item.appendChild(K.card(c));
+      wrap.appendChild(item);
+    });
+    return wrap;
+  }
+  function render(view, version) {
+    view.version = version;
+    state = view;
+    var myTurn = view.to_move === seat;
+    var legalPlays = {}, declares = [], redeal = false;
+    (view.legal || []).forEach(function (a) {
+      if (a.type === "play") { legalPlays[a.card] = true; }
+      else if (a.type === "declare") { declares.push(a.contract); }
+      else if (a.type === "redeal") { redeal = true; }
+    });
+    document.body.dataset.version = String(version);
+    document.body.dataset.phase = view.phase;
+    document.body.dataset.myTurn = myTurn ? "1" : "0";
+    document.getElementById("deal-no").textContent = String(view.deal);
+    document.getElementById("contract").textContent = view.contract ? K.contractName(view.contract) : "…";
+    document.getElementById("declarer").textContent = view.declarer !== null ? view.players[view.declarer] : "";
+    var st = document.getElementById("status");
+    if (view.phase === "over") { st.textContent = T.game_over; }
+    else if (myTurn) { st.textContent = "▶ " + T.your_turn + (view.phase === "declaring" ? " — " + T.declare : ""); }
+    else if (view.to_move !== null) { st.textContent = T.waiting_for + ": " + view.players[view.to_move]; }
+    else { st.textContent = ""; }
+    /* seats: place me at the bottom */
+    for (var i = 0; i < 4; i++) {
+      var s = (seat + i) % 4;
+      var box = document.getElementById("seat-" + i);
+      box.querySelector(".name").textContent = view.players[s] + (s === seat ? " (" + T.you + ")" : "");
+      box.querySelector(".role").textContent = view.declarer === s ? "(" + T.declarer + ")" : "";
+      box.querySelector(".tw").textContent = T.tricks_won + ": " + (view.tricks_won[s] || 0);
+      box.classList.toggle("to-move", view.to_move === s);
+    }
+    var tricks = view.tricks || [];
+    var cur = tricks.length && tricks[tricks.length - 1].winner === null ? tricks[tricks.length - 1] : null;
+    for (var j = 0; j < 4; j++) { document.getElementById("slot-" + j).textContent = ""; }
+    if (cur) {
+      cur.cards.forEach(function (c, n) {
+        var s2 = (cur.leader + n) % 4;
+        document.getElementById("slot-" + ((s2 - seat + 4) % 4)).appendChild(K.card(c, { cls: "played" }));
+      });
+    }
+    var done = tricks.filter(function (x) { return x.winner !== null; });
+    var lt = document.getElementById("last-trick");
+    lt.textContent = "";
+    if (done.length) {
+      lt.appendChild(K.el("h3", null, T.last_trick + " (" + done.length + ")"));
+      lt.appendChild(trickEl(done[done.length - 1]));
+    }
+    var body = document.querySelector("#scores tbody");
+    body.textContent = "";
+    for (var q = 0; q < 4; q++) {
+      var tr = document.createElement("tr");
+      [view.players[q], String(view.tricks_won[q] || 0), String(view.deal_scores[q] || 0), String(view.totals[q])]
+        .forEach(function (v) { tr.appendChild(K.el("td", null, v)); });
+      body.appendChild(tr);
+    }
+    var dec = document.getElementById("declare");
+    dec.textContent = "";
+    if (myTurn && view.phase === "declaring") {
+      declares.forEach(function (c) {
+        var b = K.el("button", "contract-btn", K.contractName(c));
+        b.type = "button"; b.dataset.contract = c;
+        b.onclick = function () { act({ type: "declare", contract: c }); };
+        dec.appendChild(b);
+      });
+      if (redeal) {
+        var rb = K.el("button", "contract-btn redeal", T.ask_redeal);
+        rb.type = "button"; rb.dataset.redeal = "1";
+        rb.onclick = function () { act({ type: "redeal" }); };
+        dec.appendChild(rb);
+      }
+    }
+    var hand = document.getElementById("hand");
+    var focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.card : null;
+    hand.textContent = "";
+    K.sortHand(view.hand || []).forEach(function (c) {
+      var legal = myTurn && view.phase === "playing" && !!legalPlays[c];
+      var b = K.card(c, { button: true, cls: legal ? "legal" : "", suffix: legal ? ", " + T.playable : "" });
+      b.disabled = !legal;
+      b.onclick = function () { act({ type: "play", card: c }); };
+      hand.appendChild(b);
+      if (focused === c && legal) { b.focus(); }
+    });
+    if (myTurn && view.phase === "playing" && !hand.contains(document.activeElement)) {
+      var first = hand.querySelector("button.legal");
+      if (first && document.activeElement === document.body) { first.focus(); }
+    }
+  }
+  document.getElementById("signin").onsubmit = function (e) {
+    e.preventDefault();
+    token = document.getElementById("token").value.trim();
+    sessionStorage.setItem(KEY, token);
+    showError(null);
+    start();
+  };
+  document.getElementById("signout").onclick = function () {
+    sessionStorage.removeItem(KEY); token = null; streamGen++; location.reload();
+  };
+  start();
+})();
