@@ -149,6 +149,7 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "download_record": ("Kaydı indir (king-record/1)", "Download the record (king-record/1)"),
     "share_link": ("Bu ana bağlantı", "Link to this moment"),
+    "copy": ("Kopyala", "Copy"),
     "copied": ("Kopyalandı", "Copied"),
     "winners": ("Kazanan", "Winners"),
     "seed": ("Tohum", "Seed"),

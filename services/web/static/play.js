@@ -127,6 +127,7 @@
     view.version = version;
     state = view;
     var myTurn = view.to_move === seat;
+    if (!myTurn) { deadline = null; }
     var legalPlays = {}, declares = [], redeal = false;
     (view.legal || []).forEach(function (a) {
       if (a.type === "play") { legalPlays[a.card] = true; }
