@@ -142,3 +142,29 @@ def test_unstarted_table_page(client: TestClient[Any], ada: str) -> None:
     new_game(client, ada, ["ada", *HOUSE[:3]], "later", start=False)
     r = client.get("/games/later?lang=en")
     assert r.status_code == 200 and "has not started" in r.text
+
+
+def test_tournament_page_shows_standings_and_rounds(client: TestClient[Any]) -> None:
+    from domain.rules import Rules
+    from tournament.runner import TournamentRunner, parse_players
+
+    services = services_of(client.app)
+    runner = TournamentRunner(services.store, services.repo)
+    runner.create(
+        "cup",
+        parse_players("random*4"),
+        name="Kupa",
+        format="swiss",
+        rounds=1,
+        rules=Rules.from_dict({"mode": "short12"}),
+    )
+    runner.run("cup")
+    for lang, word in (("tr", "Puan durumu"), ("en", "Standings")):
+        r = client.get(f"/tournaments/cup?lang={lang}")
+        assert r.status_code == 200, r.text
+        assert word in r.text and "random-1" in r.text
+    state = runner.load("cup")
+    game_id = state.round_games[0][0]["game_id"]
+    assert f"/games/{game_id}" in client.get("/tournaments/cup").text
+    assert client.get(f"/games/{game_id}").status_code == 200  # a runner game, not indexed
+    assert "/tournaments/cup" in client.get("/").text
