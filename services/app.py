@@ -27,6 +27,7 @@ from services.controllers.games import GameController
 from services.controllers.health import HealthController
 from services.controllers.players import PlayerController
 from services.controllers.streams import StreamController
+from services.controllers.tournaments import LeaderboardController, TournamentController
 from services.database import open_store
 from services.observability import get_logger
 from services.problems import EXCEPTION_HANDLERS
@@ -50,11 +51,15 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             log.info("admin_token_generated", file=str(services.admin_token_file))
         if settings.run_driver:
             await services.driver.start()
+        if settings.run_scheduler and services.scheduler is not None:
+            await services.scheduler.start()
         log.info("service_started", database=store.backend, driver=settings.run_driver)
         try:
             yield
         finally:
             services.closing = True
+            if services.scheduler is not None:
+                await services.scheduler.stop()
             await services.driver.stop()
             await services.push.aclose()
             if owned:
@@ -67,6 +72,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             GameController,
             StreamController,
             HealthController,
+            TournamentController,
+            LeaderboardController,
             *web_handlers(),
         ],
         template_config=template_config(),

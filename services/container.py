@@ -14,6 +14,7 @@ from services.observability import Metrics, get_logger
 from services.play.driver import GameDriver
 from services.play.notifier import Notifier
 from services.play.service import GameService
+from services.scheduler import TournamentDesk, TournamentScheduler
 from services.settings import Settings
 from tournament.games import GameRepository
 
@@ -35,6 +36,8 @@ class Services:
     metrics: Metrics
     admin_token_file: Path | None = None
     closing: bool = field(default=False)
+    tournaments: TournamentDesk | None = None
+    scheduler: TournamentScheduler | None = None
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -68,6 +71,20 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         policy, settings.bot_connect_timeout, settings.bot_reply_max_bytes, "king-service/1"
     )
     driver = GameDriver(games, push, metrics, settings.poll_seconds)
+    tournaments = TournamentDesk(store, repo, players, games)
+    scheduler = TournamentScheduler(settings, tournaments, games, driver)
     return Services(
-        settings, store, repo, players, games, driver, push, policy, notifier, metrics, token_file
+        settings,
+        store,
+        repo,
+        players,
+        games,
+        driver,
+        push,
+        policy,
+        notifier,
+        metrics,
+        token_file,
+        tournaments=tournaments,
+        scheduler=scheduler,
     )

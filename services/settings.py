@@ -48,6 +48,13 @@ class Settings(BaseSettings):
     log_level: str = "info"
     log_json: bool = True
     run_driver: bool = True
+    run_scheduler: bool = Field(
+        default=True,
+        description="run the tournament scheduler (one leader per database, elected by a lock)",
+    )
+    scheduler_seconds: float = Field(
+        default=1.0, gt=0, le=3600, description="how often the scheduler advances tournaments"
+    )
 
     @field_validator("database_url")
     @classmethod

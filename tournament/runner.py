@@ -232,8 +232,11 @@ class TournamentRunner:
         for p in players:
             if p.kind == "builtin":
                 make_strategy(p.spec, 0)
-        if len(players) < 2:
-            raise ValueError("a tournament needs at least two players")
+        if len(players) < 2 and rounds is None:
+            raise ValueError(
+                "a tournament needs at least two players (or a number of rounds, to open it "
+                "for registration)"
+            )
         if rounds is None:
             rounds = default_rounds(len(players), "bye" if fill == "bye" else "house_bot")
             rounds = rounds if format == "round_robin" else max(1, min(rounds, 5))

@@ -31,7 +31,15 @@ class HealthController(Controller):
         if services.settings.run_driver:
             checks["driver"] = "ok" if services.driver.running else "not running"
         ok = all(v == "ok" for v in checks.values()) and not services.closing
-        body = {"status": "ok" if ok else "unavailable", "checks": checks}
+        body: dict[str, Any] = {"status": "ok" if ok else "unavailable", "checks": checks}
+        scheduler = services.scheduler
+        if scheduler is not None and services.settings.run_scheduler:
+            # Informational, not a readiness check: exactly one process leads.
+            body["scheduler"] = {
+                "running": scheduler.running,
+                "leader": scheduler.leader,
+                "owner": scheduler.owner,
+            }
         return Response(body, status_code=200 if ok else 503)
 
     @get("/metrics", media_type=CONTENT_TYPE_LATEST)

@@ -278,7 +278,15 @@ class GameService:
             self._create_row, principal, game_id, seats, rules, decision_seconds, client_seed
         )
 
-    async def start(self, principal: Principal, game_id: str) -> GameState:
+    async def start(
+        self,
+        principal: Principal,
+        game_id: str,
+        server_seed: bytes | None = None,
+        shuffle_id: str = "",
+    ) -> GameState:
+        """Seal the seed, deal, mark the game live and hand it to the driver. server_seed and
+        shuffle_id: a tournament's derived deal (default: a fresh CSPRNG seed)."""
         info = await self.info(game_id)
         if not principal.is_admin and principal.player_id != info.created_by:
             raise Forbidden("only the table's creator or the admin may start it")
@@ -293,6 +301,8 @@ class GameService:
                     info.seats,
                     Rules.from_dict(info.rules),
                     info.client_seed,
+                    server_seed,
+                    shuffle_id,
                 )
             except GameExists as exc:
                 raise Conflict(str(exc)) from None

@@ -1,0 +1,480 @@
+"""Tournaments over HTTP: create, register, look, pairings, standings, live events, organise;
+and the ratings leaderboard. The work is done by services.scheduler.TournamentDesk."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, TypeVar
+
+import orjson
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.exceptions import NotFoundException, PermissionDeniedException
+from litestar.params import FromPath, FromQuery, JSONBody, Parameter
+from litestar.response import Stream
+from msgspec import Meta, Struct
+
+from services.container import Services
+from services.controllers.deps import PrincipalDep, ServicesDep
+from services.controllers.streams import STREAM_HEADERS, Format, _after, _format
+from services.play.service import Conflict
+from services.play.streams import MEDIA_TYPES, StreamFormat, encode, keepalive
+from services.problems import BadRequest
+from services.scheduler import (
+    Control,
+    Entry,
+    TournamentConflict,
+    TournamentDesk,
+    TournamentError,
+)
+from tournament.events import TournamentState
+from tournament.runner import stream_id as tournament_stream
+from tournament.standings import to_csv, to_json
+
+T = TypeVar("T")
+TournamentId = Annotated[
+    str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", examples=["spring-open"])
+]
+PlayerRef = Annotated[str, Meta(max_length=60)]
+Strategy = Annotated[str, Meta(max_length=40, examples=["heuristic"])]
+
+
+class TournamentPlayerIn(Struct, forbid_unknown_fields=True):
+    """A service player (`player`: a person or a bot) or a builtin strategy (`strategy`,
+    played by a house bot)."""
+
+    player: PlayerRef | None = None
+    strategy: Strategy | None = None
+
+
+class TournamentCreate(Struct, forbid_unknown_fields=True):
+    id: TournamentId | None = None
+    name: Annotated[str, Meta(max_length=100)] = ""
+    format: Literal["swiss", "round_robin"] = "swiss"
+    rounds: Annotated[int, Meta(ge=1, le=200)] | None = None
+    rules: Annotated[dict[str, Any], Meta(description="rule options of KING_RULES.md")] = {}
+    fill: Literal["bye", "house_bot"] = "bye"
+    bye_points: Annotated[str, Meta(pattern=r"^(mean|-?\d{1,4}(/\d{1,4})?)$")] = "0"
+    duplicate: bool = False
+    seed: Annotated[str, Meta(max_length=64)] = ""
+    house_strategy: Strategy = "heuristic"
+    start_at: datetime | None = None
+    decision_seconds: Annotated[float, Meta(ge=0.05, le=3600)] | None = None
+    players: Annotated[list[TournamentPlayerIn], Meta(max_length=1000)] = []
+
+
+class RegisterIn(Struct, forbid_unknown_fields=True):
+    """Empty (or no body) with a player's token: register yourself. The admin names a player
+    or a strategy."""
+
+    player: PlayerRef | None = None
+    strategy: Strategy | None = None
+
+
+class ReasonIn(Struct, forbid_unknown_fields=True):
+    reason: Annotated[str, Meta(max_length=200)] = ""
+
+
+class TournamentPlayerOut(Struct):
+    id: str
+    name: str
+    kind: str
+    active: bool
+
+
+class TableOut(Struct):
+    table: int
+    game_id: str
+    seats: list[str]
+    house_seats: list[int]
+    recorded: bool
+
+
+class RoundOut(Struct):
+    round: int
+    tables: list[TableOut]
+    byes: list[str]
+    closed: bool
+
+
+class TournamentOut(Struct):
+    id: str
+    name: str
+    status: str
+    format: str
+    rounds: int
+    fill: str
+    bye_points: str
+    duplicate: bool
+    seed: str
+    rules: dict[str, Any]
+    house_strategy: str
+    start_at: datetime | None
+    decision_seconds: float | None
+    started: bool
+    paused: bool
+    current_round: int
+    rounds_closed: int
+    players: list[TournamentPlayerOut]
+    winners: list[str]
+    version: int
+
+
+class TournamentDetail(Struct):
+    tournament: TournamentOut
+    schedule: list[RoundOut]
+
+
+class LeaderboardOut(Struct):
+    rank: int
+    player: str
+    ordinal: float
+    mu: float
+    sigma: float
+    games: int
+
+
+def tournament_out(state: TournamentState, control: Control, desk: TournamentDesk) -> TournamentOut:
+    c = state.created
+    assert c is not None
+    return TournamentOut(
+        id=c.tournament_id,
+        name=c.name,
+        status=desk.status(state, control),
+        format=c.format,
+        rounds=c.rounds,
+        fill=c.fill,
+        bye_points=c.bye_points,
+        duplicate=c.duplicate,
+        seed=c.seed,
+        rules=c.rules,
+        house_strategy=c.house_strategy,
+        start_at=control.start_at,
+        decision_seconds=control.decision_seconds,
+        started=control.started,
+        paused=control.paused,
+        current_round=state.current_round,
+        rounds_closed=state.closed,
+        players=[
+            TournamentPlayerOut(p.player_id, p.name, p.kind, p.player_id not in state.withdrawn)
+            for p in state.players
+        ],
+        winners=list(state.finished.winners) if state.finished else [],
+        version=state.version,
+    )
+
+
+def schedule_out(state: TournamentState) -> list[RoundOut]:
+    return [
+        RoundOut(
+            round=i + 1,
+            tables=[
+                TableOut(
+                    int(t["table"]),
+                    t["game_id"],
+                    list(t["seats"]),
+                    list(t.get("house", ())),
+                    state.recorded(t["game_id"]),
+                )
+                for t in tables
+            ],
+            byes=list(state.rounds[i].byes),
+            closed=i + 1 <= state.closed,
+        )
+        for i, tables in enumerate(state.round_games)
+    ]
+
+
+def _desk(services: Services) -> TournamentDesk:
+    desk = services.tournaments
+    assert desk is not None
+    return desk
+
+
+async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking desk call in a worker thread; its errors as problem details."""
+    try:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+    except TournamentError as exc:
+        raise BadRequest(str(exc)) from None
+    except TournamentConflict as exc:
+        raise Conflict(str(exc)) from None
+    except LookupError as exc:
+        raise NotFoundException(str(exc).strip("'\"")) from None
+
+
+def _admin(principal: Any) -> None:
+    if not principal.is_admin:
+        raise PermissionDeniedException("this needs the admin token")
+
+
+async def _detail(desk: TournamentDesk, tournament_id: str) -> TournamentDetail:
+    state = await _call(desk.load, tournament_id)
+    control = await _call(desk.control, tournament_id)
+    return TournamentDetail(tournament_out(state, control, desk), schedule_out(state))
+
+
+class TournamentController(Controller):
+    path = "/api/v1/tournaments"
+    tags = ("tournaments",)
+
+    @post("/", status_code=201)
+    async def create_tournament(
+        self, data: JSONBody[TournamentCreate], services: ServicesDep, principal: PrincipalDep
+    ) -> TournamentDetail:
+        """Create a tournament (admin). Players: service player ids or builtin strategies.
+
+        It starts at `start_at` (the scheduler claims the start), or when the organiser calls
+        `POST /tournaments/{id}/start`; until then players may register.
+        """
+        _admin(principal)
+        desk = _desk(services)
+        tid = data.id or "t-" + secrets.token_hex(5)
+        if data.start_at is not None and data.start_at.tzinfo is None:
+            raise BadRequest("start_at needs a time zone (e.g. 2030-01-01T18:00:00Z)")
+        entries = [Entry(p.player, p.strategy) for p in data.players]
+        await _call(
+            desk.create,
+            tid,
+            entries,
+            start_at=data.start_at,
+            decision_seconds=data.decision_seconds,
+            created_by="admin",
+            name=data.name,
+            format=data.format,
+            rounds=data.rounds,
+            rules=_rules(data.rules),
+            fill=data.fill,
+            bye_points=data.bye_points,
+            duplicate=data.duplicate,
+            seed=data.seed,
+            house_strategy=data.house_strategy,
+        )
+        return await _detail(desk, tid)
+
+    @get("/")
+    async def list_tournaments(
+        self,
+        services: ServicesDep,
+        limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
+        offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
+    ) -> list[TournamentOut]:
+        """Tournaments, newest first."""
+        desk = _desk(services)
+
+        def load() -> list[TournamentOut]:
+            ids = list(reversed(desk.ids()))[offset : offset + limit]
+            return [tournament_out(desk.load(t), desk.control(t), desk) for t in ids]
+
+        return await _call(load)
+
+    @get("/{tournament_id:str}")
+    async def get_tournament(
+        self, tournament_id: FromPath[str], services: ServicesDep
+    ) -> TournamentDetail:
+        """Settings, status, players and every round's tables (game ids) and byes."""
+        return await _detail(_desk(services), tournament_id)
+
+    @post("/{tournament_id:str}/players", status_code=201)
+    async def register(
+        self,
+        tournament_id: FromPath[str],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        data: JSONBody[RegisterIn | None] = None,
+    ) -> TournamentDetail:
+        """Register: a player's token registers its player; the admin names a player or a
+        strategy. A late registration is paired from the next round on."""
+        desk = _desk(services)
+        body = data or RegisterIn()
+        if principal.is_admin:
+            if body.player is None and body.strategy is None:
+                raise BadRequest("name a player or a strategy to register")
+            entry = Entry(body.player, body.strategy)
+        else:
+            if body.strategy is not None or body.player not in (None, principal.player_id):
+                raise PermissionDeniedException("a player's token registers only its player")
+            entry = Entry(principal.player_id, None)
+        await _call(desk.register, tournament_id, entry)
+        return await _detail(desk, tournament_id)
+
+    @delete("/{tournament_id:str}/players/{player_id:str}", status_code=200)
+    async def withdraw(
+        self,
+        tournament_id: FromPath[str],
+        player_id: FromPath[str],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        reason: Annotated[str, Parameter(max_length=200)] = "",
+    ) -> TournamentDetail:
+        """Withdraw a player (the admin, or the player itself): not paired from the next round
+        on; a game in play is finished by the driver."""
+        if not principal.is_admin and principal.player_id != player_id:
+            raise PermissionDeniedException("only the admin or the player may withdraw it")
+        desk = _desk(services)
+        await _call(desk.withdraw, tournament_id, player_id, reason or "withdrawn")
+        return await _detail(desk, tournament_id)
+
+    @post("/{tournament_id:str}/start", status_code=200)
+    async def start(
+        self, tournament_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
+    ) -> TournamentDetail:
+        """Start now (admin; idempotent). The scheduler pairs the first round at its next tick."""
+        _admin(principal)
+        desk = _desk(services)
+        await _call(desk.start, tournament_id, "admin")
+        return await _detail(desk, tournament_id)
+
+    @post("/{tournament_id:str}/pause", status_code=200)
+    async def pause(
+        self,
+        tournament_id: FromPath[str],
+        services: ServicesDep,
+        principal: PrincipalDep,
+        data: JSONBody[ReasonIn | None] = None,
+    ) -> TournamentDetail:
+        """Pause (admin): no pairing, game creation or recording until resumed. Games in play
+        are played to their end."""
+        _admin(principal)
+        desk = _desk(services)
+        reason = data.reason if data else ""
+        await _call(desk.set_paused, tournament_id, True, "admin", reason)
+        return await _detail(desk, tournament_id)
+
+    @post("/{tournament_id:str}/resume", status_code=200)
+    async def resume(
+        self, tournament_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
+    ) -> TournamentDetail:
+        """Resume a paused tournament (admin)."""
+        _admin(principal)
+        desk = _desk(services)
+        await _call(desk.set_paused, tournament_id, False, "admin")
+        return await _detail(desk, tournament_id)
+
+    @get("/{tournament_id:str}/pairings")
+    async def pairings(
+        self, tournament_id: FromPath[str], services: ServicesDep
+    ) -> list[dict[str, Any]]:
+        """Every round's tables and byes, with the king-pairing/1 input it was paired from:
+        pairing `input` again (tournament.pairing.export.verify) gives exactly `pairing`."""
+        return await _call(_desk(services).pairings, tournament_id)
+
+    @get("/{tournament_id:str}/standings", media_type="application/json")
+    async def standings(
+        self,
+        tournament_id: FromPath[str],
+        services: ServicesDep,
+        format: FromQuery[Literal["json", "csv"]] = "json",
+    ) -> Response[Any]:
+        """Standings: ladder points (exact fractions and two-decimal displays) and tie-breaks;
+        `?format=csv` for CSV."""
+        table = await _call(_desk(services).standings, tournament_id)
+        if format == "csv":
+            return Response(to_csv(table), media_type="text/csv; charset=utf-8")
+        return Response(to_json(table), media_type="application/json")
+
+    @get("/{tournament_id:str}/events", media_type="text/event-stream")
+    async def events(
+        self,
+        request: Request[Any, Any, Any],
+        tournament_id: FromPath[str],
+        services: ServicesDep,
+        after: Annotated[int | None, Parameter(ge=0, le=10**9)] = None,
+        format: FromQuery[Format | None] = None,
+        follow: FromQuery[bool] = True,
+    ) -> Stream:
+        """The tournament's events (SSE, or NDJSON): created, registrations, rounds paired,
+        games recorded, rounds closed, finished. Resumable with `Last-Event-ID` / `?after=`;
+        the stream ends after `tournament_finished`."""
+        desk = _desk(services)
+        await _call(desk.load, tournament_id)
+        fmt = _format(request, format)
+        s = services.settings
+        body = tournament_stream_body(
+            services,
+            tournament_id,
+            _after(request, after),
+            fmt,
+            follow,
+            s.poll_seconds,
+            s.stream_keepalive_seconds,
+        )
+        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
+
+
+class LeaderboardController(Controller):
+    path = "/api/v1/leaderboard"
+    tags = ("tournaments",)
+
+    @get("/")
+    async def leaderboard(
+        self,
+        services: ServicesDep,
+        limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
+        min_games: Annotated[int, Parameter(ge=0, le=100_000)] = 0,
+    ) -> list[LeaderboardOut]:
+        """Ratings (OpenSkill Plackett–Luce) over every recorded game of every tournament,
+        by ordinal μ − 3σ."""
+        rows = await _call(_desk(services).leaderboard, limit, min_games)
+        return [LeaderboardOut(r.rank, r.player, r.ordinal, r.mu, r.sigma, r.games) for r in rows]
+
+
+def _rules(options: dict[str, Any]) -> Any:
+    from domain.rules import BadRuleOption, Rules
+
+    try:
+        return Rules.from_dict(options)
+    except (BadRuleOption, TypeError, ValueError) as exc:
+        raise BadRequest(f"rules: {exc}") from None
+
+
+async def tournament_stream_body(
+    services: Services,
+    tournament_id: str,
+    after: int,
+    fmt: StreamFormat,
+    follow: bool,
+    poll_seconds: float,
+    keepalive_seconds: float,
+) -> AsyncIterator[bytes]:
+    store = services.store
+    sid = tournament_stream(tournament_id)
+    position = after
+    last_sent = time.monotonic()
+    if fmt == "sse":
+        yield b"retry: 2000\n\n"
+    while True:
+        records = await asyncio.to_thread(store.read_stream, sid, position + 1)
+        out: list[bytes] = []
+        finished = False
+        for r in records:
+            position = r.version
+            message = {
+                "id": r.version,
+                "tournament_id": tournament_id,
+                "type": r.type,
+                "at": r.recorded_at.astimezone(UTC).isoformat(timespec="milliseconds"),
+                "data": orjson.loads(orjson.dumps(r.payload)),
+            }
+            out.append(encode(message, fmt))
+            finished = finished or r.type == "tournament_finished"
+        if out:
+            yield b"".join(out)
+            last_sent = time.monotonic()
+        if finished or not follow or services.closing:
+            return
+        if not records and position >= 1:
+            state_done = await asyncio.to_thread(_finished, services, tournament_id)
+            if state_done:
+                return
+        await asyncio.sleep(poll_seconds)
+        if time.monotonic() - last_sent >= keepalive_seconds:
+            yield keepalive(fmt)
+            last_sent = time.monotonic()
+
+
+def _finished(services: Services, tournament_id: str) -> bool:
+    return _desk(services).load(tournament_id).finished is not None
