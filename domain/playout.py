@@ -28,6 +28,7 @@ def new_game(
     server_seed: bytes,
     rules: Rules | None = None,
     client_seed: str = "",
+    shuffle_id: str = "",
 ) -> tuple[GameState, list[Event]]:
     """A created game whose shuffle is committed to `server_seed`, and its events."""
     create = CreateGame(
@@ -37,6 +38,7 @@ def new_game(
         commitment=commitment(server_seed),
         client_seed=client_seed,
         shuffle=ALGORITHM,
+        shuffle_id=shuffle_id,
     )
     state, events = run(GameState(), create)
     assert not isinstance(events, Violation)

@@ -19,7 +19,6 @@ from domain.audit import AuditReport, audit_events
 from domain.events import Event, from_payload, to_payload
 from domain.game import (
     Command,
-    CreateGame,
     GameState,
     Phase,
     RevealSeed,
@@ -27,8 +26,9 @@ from domain.game import (
     apply,
     decide,
 )
+from domain.playout import new_game
 from domain.rules import Rules
-from domain.shuffle import ALGORITHM, commitment, deal_hands
+from domain.shuffle import deal_hands
 from domain.violations import Violation
 from eventstore import (
     NO_STREAM,
@@ -196,20 +196,7 @@ class GameRepository:
             self.store.seal(SEED_PREFIX + game_id, seed.hex())
         except SealedValueConflict:
             raise GameExists(f"game {game_id!r} was created with another seed") from None
-        command = CreateGame(
-            game_id=game_id,
-            players=tuple(players),
-            rules=rules or Rules(),
-            commitment=commitment(seed),
-            client_seed=client_seed,
-            shuffle=ALGORITHM,
-            shuffle_id=shuffle_id,
-        )
-        state = GameState()
-        events = decide(state, command)
-        assert not isinstance(events, Violation)
-        for e in events:
-            state = apply(state, e)
+        state, events = new_game(game_id, players, seed, rules, client_seed, shuffle_id)
         more, state = self._follow_up(state, seed)
         try:
             self.store.append(

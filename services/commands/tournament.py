@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -219,17 +221,26 @@ def _print_result(
     )
 
 
-def cmd_standings(args: argparse.Namespace) -> int:
-    from tournament.planning import current_standings
+@contextlib.contextmanager
+def _loaded(args: argparse.Namespace) -> Iterator[Any]:
+    """The tournament named by args.id, with the store open while the block runs."""
     from tournament.runner import TournamentNotFound
-    from tournament.standings import to_csv, to_json
 
     store, _ = _open(args.db)
     try:
         try:
-            state = _runner(store).load(args.id)
+            yield _runner(store).load(args.id)
         except TournamentNotFound as exc:
             raise UserError(str(exc)) from None
+    finally:
+        store.close()
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    from tournament.planning import current_standings
+    from tournament.standings import to_csv, to_json
+
+    with _loaded(args) as state:
         table = current_standings(state)
         if args.csv:
             sys.stdout.write(to_csv(table))
@@ -237,28 +248,17 @@ def cmd_standings(args: argparse.Namespace) -> int:
             sys.stdout.write(
                 orjson.dumps(to_json(table), option=orjson.OPT_INDENT_2).decode() + "\n"
             )
-    finally:
-        store.close()
     return 0
 
 
 def cmd_pairings(args: argparse.Namespace) -> int:
-    from tournament.runner import TournamentNotFound
-
-    store, _ = _open(args.db)
-    try:
-        try:
-            state = _runner(store).load(args.id)
-        except TournamentNotFound as exc:
-            raise UserError(str(exc)) from None
+    with _loaded(args) as state:
         rounds = [
             {"round": i + 1, "tables": list(tables), "byes": list(state.rounds[i].byes)}
             for i, tables in enumerate(state.round_games)
         ]
         doc = {"tournament": args.id, "seed": state.created.seed, "rounds": rounds}
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
-    finally:
-        store.close()
     return 0
 
 
