@@ -146,14 +146,26 @@ def test_house_bots_in_an_affine_design_never_three_at_a_table() -> None:
     assert set(meetings(s.rounds, list(s.players)).values()) <= {0, 1}
 
 
-@settings(max_examples=15, deadline=None)
-@given(
-    n=st.integers(0, 24),
-    rounds=st.one_of(st.none(), st.integers(0, 6)),
-    fill=st.sampled_from(["bye", "house_bot"]),
-    seed=st.text(max_size=5),
-)
+fills = st.sampled_from(["bye", "house_bot"])
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 24), st.one_of(st.none(), st.integers(0, 6)), fills, st.text(max_size=5))
 def test_round_robin_properties(n: int, rounds: int | None, fill: Fill, seed: str) -> None:
+    check_round_robin(n, rounds, fill, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 70), st.one_of(st.none(), st.integers(0, 14)), fills, st.text(max_size=5))
+def test_round_robin_properties_at_length(
+    n: int, rounds: int | None, fill: Fill, seed: str
+) -> None:
+    check_round_robin(n, rounds, fill, seed)
+
+
+def check_round_robin(n: int, rounds: int | None, fill: Fill, seed: str) -> None:
+    """Seating, byes, the reported balance and reproducibility of one schedule."""
     players = [f"p{i}" for i in range(n)]
     s = round_robin(players, seed, rounds, fill)
     assert len(s.rounds) == (default_rounds(n, fill) if rounds is None else rounds)

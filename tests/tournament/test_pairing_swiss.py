@@ -100,15 +100,30 @@ def most_distinct_mates(active: list[str], history: list[Round]) -> int:
     return max((sum(1 for q in h.meetings.get(p, {}) if q in alive) for p in active), default=0)
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    n=st.integers(0, 37),
-    rounds=st.integers(1, 6),
-    seed=st.integers(0, 10**6),
-    fill=st.sampled_from(["bye", "house_bot"]),
-    churn=st.booleans(),
-)
+tournaments = {
+    "seed": st.integers(0, 10**6),
+    "fill": st.sampled_from(["bye", "house_bot"]),
+    "churn": st.booleans(),
+}
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(0, 33), rounds=st.integers(1, 5), **tournaments)
 def test_swiss_properties(n: int, rounds: int, seed: int, fill: Fill, churn: bool) -> None:
+    check_swiss(n, rounds, seed, fill, churn)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 90), rounds=st.integers(1, 9), **tournaments)
+def test_swiss_properties_at_length(
+    n: int, rounds: int, seed: int, fill: Fill, churn: bool
+) -> None:
+    check_swiss(n, rounds, seed, fill, churn)
+
+
+def check_swiss(n: int, rounds: int, seed: int, fill: Fill, churn: bool) -> None:
+    """Every property of every round of one simulated tournament."""
     history: list[Round] = []
     for inp, rnd in simulate(n, rounds, seed, fill, churn):
         active = [e.player for e in inp.entrants]
@@ -143,8 +158,7 @@ def test_swiss_properties(n: int, rounds: int, seed: int, fill: Fill, churn: boo
         # The documented greedy bound on repeat meetings.
         d = most_distinct_mates(active, history)
         assert repeat_pairs(rnd, history) <= repeat_bound(d, caps)
-        # Same input, same round; and again from its JSON form.
-        assert pair_swiss(inp) == rnd
+        # The same input, through its JSON form, gives the same round.
         again = input_from_json(input_to_json(inp))
         assert again == inp
         assert isinstance(again, SwissInput)
