@@ -138,6 +138,19 @@ def render(result: MatchResult, console: Console) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    from services.botkit.remote import RemoteBotError, register
+
+    register()  # bot URLs (http://…) play as strategies
+    remote = [s for s in args.strategies if s.startswith(("http://", "https://"))]
+    if remote and args.workers > 1:
+        raise UserError("bots at URLs play in one process: leave out --workers")
+    try:
+        return _run(args)
+    except RemoteBotError as exc:
+        raise UserError(f"the bot failed: {exc}") from None
+
+
+def _run(args: argparse.Namespace) -> int:
     _check_args(args)
     rules = parse_rules(args.mode, args.rule)
     options = {"budget_ms": args.budget_ms, "rollouts": args.rollouts}

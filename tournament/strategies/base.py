@@ -64,12 +64,27 @@ def parse_spec(spec: str) -> tuple[str, dict[str, float]]:
     return name, options
 
 
+_SCHEMES: dict[str, Callable[[str, int], Strategy]] = {}
+
+
+def register_scheme(prefix: str, factory: Callable[[str, int], Strategy]) -> None:
+    """Let specs that start with `prefix` (e.g. `http://`) be built by `factory(spec, seed)`.
+
+    How a bot over HTTP joins a match without this package knowing any transport: the
+    service's bot kit registers its remote-bot adapter here.
+    """
+    _SCHEMES[prefix] = factory
+
+
 def make_strategy(name: str, seed: int, **options: float | None) -> Strategy:
     """The strategy called `name` (optionally `name:key=value,...`), seeded with `seed`.
 
     Keyword options (e.g. `budget_ms`, `rollouts`) go to strategies that take them; options
     given in the name win over keyword ones. None means "the strategy's default".
     """
+    for prefix, scheme in _SCHEMES.items():
+        if name.startswith(prefix):
+            return scheme(name, seed)
     _load_builtins()
     base, spec_options = parse_spec(name)
     entry = _REGISTRY.get(base)
