@@ -37,7 +37,7 @@ def test_a_push_bot_plays_a_match_against_a_builtin() -> None:
 
 def test_a_bot_answering_an_illegal_action_stops_the_match_with_the_reason() -> None:
     def always_ace_of_spades(_request: dict[str, Any]) -> dict[str, Any]:
-        return {"action": {"type": "play", "card": "AS"}}
+        return {"type": "play", "card": "AS"}
 
     server = PushBotServer(always_ace_of_spades).start()
     try:
