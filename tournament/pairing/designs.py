@@ -170,6 +170,18 @@ KIRKMAN_BASES: dict[int, tuple[Block, ...]] = {
         (6, 8, 12, 24),
         (10, 11, 13, 19),
     ),
+    40: (
+        (0, 13, 26),
+        (1, 5, 20, 28),
+        (2, 4, 12, 37),
+        (3, 10, 14, 24),
+        (6, 15, 16, 34),
+        (7, 19, 23, 25),
+        (8, 9, 27, 38),
+        (11, 18, 32, 35),
+        (17, 22, 29, 33),
+        (21, 30, 31, 36),
+    ),
 }
 """Base rounds of `kirkman_design`: point (x, i) of Z_t × {0, 1, 2} is numbered i·t + x, ∞ is
 3t; the first block is completed by ∞."""

@@ -5,13 +5,16 @@ Where a design exists it is used as is (tournament.pairing.designs):
 * n = 4^k players (16, 64, 256): AG(k, 4), every pair meets exactly once in (n − 1)/3 rounds
   (16 players: the affine plane of order 4, 5 rounds); with `fill="house_bot"` also
   n = 4^k − 1, −2, −3, the missing points being house bots;
+* n = 28 and 40 (27 and 39 with a house bot): a stored resolvable design on Z_t × 3 ∪ {∞},
+  every pair exactly once in (n − 1)/3 rounds;
 * n = q ≡ 1 (mod 4) a prime power (5, 9, 13, 17, 25, 29, …) with byes: the cyclic design on
   GF(q), q rounds, one bye a round, every pair meets exactly 3 times.
 * n = 8, 12, 20, 24, 28, 32, 36 (and 16) players, or one fewer with a house bot, and n = 21, 33
   with byes: a stored 1-rotational design, n − 1 (or n) rounds, every pair meets 3 times.
 Asked for a different number of rounds, the design's rounds are repeated in order; that is
-ideal for an affine design whatever the number of rounds (each pair meets ⌊R/L⌋ or ⌈R/L⌉
-times), and for the others when the number of rounds is a multiple of their length;
+ideal for a once-each design (affine or resolvable) whatever the number of rounds (each pair
+meets ⌊R/L⌋ or ⌈R/L⌉ times), and for the others when the number of rounds is a multiple of
+their length;
 otherwise the search below is used.
 
 Otherwise (or when the design's prefix is not ideal, or earlier rounds must be taken into
