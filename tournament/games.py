@@ -241,7 +241,13 @@ class GameRepository:
     ) -> tuple[list[Event], GameState]:
         """The events the game makes by itself after a command: deal, or reveal the seed."""
         out: list[Event] = []
-        if state.phase is Phase.AWAITING_DEAL or (state.phase is Phase.OVER and not state.seed):
+        # A seed shared by several games (duplicate rounds) is revealed by whoever runs them,
+        # once all are over: revealing it at one table's end would show every other table's
+        # hands (see reveal_seed).
+        own_seed = state.shuffle_id == state.game_id
+        if state.phase is Phase.AWAITING_DEAL or (
+            state.phase is Phase.OVER and not state.seed and own_seed
+        ):
             if seed is None:
                 seed = self._seed(game_id or state.game_id)
             if state.phase is Phase.AWAITING_DEAL:
@@ -257,6 +263,14 @@ class GameRepository:
                 state = apply(state, e)
             out += events
         return out, state
+
+    def reveal_seed(self, game_id: str) -> GameState:
+        """Publish a finished game's seed now (for games that share a shuffle: call it when
+        every game dealt from the seed is over). Does nothing before the end or twice."""
+        state = self.load(game_id)
+        if state.phase is not Phase.OVER or state.seed is not None:
+            return state
+        return self.execute(game_id, RevealSeed(self._seed(game_id).hex())).state
 
     def _seed(self, game_id: str) -> bytes:
         sealed = self.store.unseal(SEED_PREFIX + game_id)

@@ -318,7 +318,7 @@ class TournamentRunner:
                 self._create_game(tournament_id, state, table)
                 return Step("created", number, game_id)
             game = self.games.load(game_id)
-            if game.phase is not Phase.OVER or game.seed is None:
+            if game.phase is not Phase.OVER:
                 if not self.drive_games:
                     return Step("waiting", number, game_id)
                 self.play_game(state, table)
@@ -326,6 +326,12 @@ class TournamentRunner:
             if not state.recorded(game_id):
                 self._append(tournament_id, state, [_recorded(number, table, game)])
                 return Step("recorded", number, game_id)
+        # Every game of the round is over: now their seeds may be public (duplicate tables
+        # share one, held back until the last table ended).
+        for table in tables:
+            if self.games.load(table["game_id"]).seed is None:
+                self.games.reveal_seed(table["game_id"])
+                return Step("revealed", number, table["game_id"])
         self._append(tournament_id, state, [RoundClosed(number)])
         return Step("closed", number)
 

@@ -249,7 +249,7 @@ class TournamentController(Controller):
             rules=_rules(data.rules),
             fill=data.fill,
             bye_points=data.bye_points,
-            duplicate=data.duplicate,
+            duplicate=_no_live_duplicate(data.duplicate),
             seed=data.seed,
             house_strategy=data.house_strategy,
         )
@@ -420,6 +420,18 @@ class LeaderboardController(Controller):
         by ordinal μ − 3σ."""
         rows = await _call(_desk(services).leaderboard, limit, min_games)
         return [LeaderboardOut(r.rank, r.player, r.ordinal, r.mu, r.sigma, r.games) for r in rows]
+
+
+def _no_live_duplicate(duplicate: bool) -> bool:
+    """Duplicate rounds are for local runs (`king tournament run --duplicate`) for now: on the
+    service a table's ended deals are public while another table still plays the same cards."""
+    if duplicate:
+        raise BadRequest(
+            "duplicate rounds are not offered on the service yet: the hands of a deal that has "
+            "ended at one table would be public while another table plays the same cards; "
+            "run them locally with `king tournament run --duplicate`"
+        )
+    return duplicate
 
 
 def _rules(options: dict[str, Any]) -> Any:

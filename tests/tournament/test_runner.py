@@ -103,7 +103,14 @@ def test_two_runners_racing_take_each_step_once(store: EventStore) -> None:
 def test_duplicate_rounds_deal_the_same_cards_at_every_table(store: EventStore) -> None:
     runner = TournamentRunner(store)
     runner.create("dup", parse_players("random*8"), rounds=1, rules=SHORT, duplicate=True, seed="d")
+    # The shared seed stays sealed until the last table of the round has ended.
+    while runner.step("dup").kind != "recorded":
+        pass
+    first = runner.load("dup").results[0].game_id
+    assert runner.games.load(first).phase.value == "over"
+    assert runner.games.load(first).seed is None
     state = runner.run("dup")
+    assert all(runner.games.load(r.game_id).seed is not None for r in state.results)
     first_hands = []
     for result in state.results:
         deal = next(
