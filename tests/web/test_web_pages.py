@@ -10,6 +10,7 @@ from typing import Any
 from litestar.testing import TestClient
 
 from domain.cards import card_name, cards_of
+from domain.contracts import Contract, display_name
 from services.app import services_of
 from tests.service.helpers import bearer, create_player, wait_for, wait_over
 from tests.web.conftest import new_game
@@ -68,8 +69,9 @@ def test_finished_game_page_embeds_the_public_record(client: TestClient[Any], ad
             assert [t["winner"] for t in deal["tricks"]] == [t.winner for t in done.tricks]
             assert deal["scores_after"][-1] == list(done.scores)
     assert played and payload["totals"] == list(state.totals)
-    # Contract names: Turkish with the English beside.
-    assert "Kız Almaz (no queens)" in html
+    # Contract names: Turkish with the English beside (whichever the game played first).
+    first = Contract(payload["record"]["deals"][0]["contract"])
+    assert display_name(first) in html
 
 
 def test_unknown_game_and_tournament_are_404_pages(client: TestClient[Any]) -> None:
@@ -92,13 +94,15 @@ def test_live_game_page_shows_no_hidden_card(client: TestClient[Any], ada: str) 
         return bool(view["to_move"] == 0)
 
     wait_for(waiting_for_ada, "ada's turn")
-    # Play until some cards are on the table so the page has something to show.
-    for _ in range(6):
+    # Play until ada has played a card, so the page has something to show.
+    for _ in range(3):
         wait_for(waiting_for_ada, "ada's turn")
         view = client.get("/api/v1/games/live-1/seats/0", headers=bearer(ada)).json()
         action = view["view"]["legal"][0]
         r = client.post("/api/v1/games/live-1/actions", json=action, headers=bearer(ada))
         assert r.status_code == 200, r.text
+        if action["type"] == "play":
+            break
     wait_for(waiting_for_ada, "ada's turn")
     state = services.repo.load("live-1")
     assert state.phase.value in ("declaring", "playing")
@@ -106,13 +110,21 @@ def test_live_game_page_shows_no_hidden_card(client: TestClient[Any], ada: str) 
     played |= {card_name(c) for c in state.trick_cards}
     hidden = {card_name(c) for h in state.hands for c in cards_of(h)} - played
     assert len(hidden) >= 12
-    for path in (
-        "/games/live-1?lang=en",
-        "/games/live-1?lang=tr",
-        "/games/live-1/replay.json",
-        "/play/live-1",
-        "/",
-    ):
+    # An ended deal's hands are public and name every card, so the whole-page scan is only
+    # meaningful while the first deal is live (nearly always here); the embedded live deal is
+    # checked below in every case.
+    pages = (
+        ()
+        if state.completed
+        else (
+            "/games/live-1?lang=en",
+            "/games/live-1?lang=tr",
+            "/games/live-1/replay.json",
+            "/play/live-1",
+            "/",
+        )
+    )
+    for path in pages:
         text = client.get(path).text
         leaked = sorted(c for c in hidden if f'"{c}"' in text)
         assert not leaked, f"{path} shows hidden cards {leaked}"
