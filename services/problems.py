@@ -14,6 +14,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from domain.violations import Violation
+from eventstore import InvalidEventError, InvalidStreamIdError
 from services.bots.urls import BadBotUrl
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
@@ -120,6 +121,9 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     BadBotUrl: _simple(400, "bad bot URL"),
     Forbidden: _simple(403, "forbidden"),
     GameNotFound: _simple(404, "not found"),
+    # An id no stream can have (too long, bad characters) names nothing that exists.
+    InvalidStreamIdError: _simple(404, "not found"),
+    InvalidEventError: _simple(400, "bad request"),
     PlayerNotFound: _simple(404, "not found"),
     Conflict: _simple(409, "conflict"),
     PlayerExists: _simple(409, "conflict"),
