@@ -1,10 +1,11 @@
 """Card play that knows each contract, on bitmasks: the heuristic's play and the rollout policy.
 
-One function serves both. It reads the deal (`DealState`: contract, trick, cards played) and,
-per seat, a `possible` mask of cards that seat may hold with a `weight`, the chance that one of
-those cards is really there. The heuristic passes what its seat can infer (weights below 1);
-the strong strategy's rollouts pass a sampled deal's real hands (weights 1), so the same rules
-then play with certainty and fast.
+`choose_card` reads the deal (`DealState`: contract, trick, cards played) and, per seat, a
+`possible` mask of cards that seat may hold with a `weight`, the chance that one of those cards
+is really there: the heuristic passes what its seat can infer (weights below 1). The strong
+strategy's rollouts know every hand of a sampled deal; `rollout_card` is the same choice for
+that case (all weights 1), written with plain bit tests because rollouts spend most of their
+time here (a test checks that the two agree).
 
 Each legal card gets a score in points: what it risks now (the chance it ends up winning the
 trick times what the trick is worth) against what playing it is worth later (shedding a
@@ -23,7 +24,8 @@ DROP = frozenset({Contract.NO_QUEENS, Contract.NO_BOYS, Contract.RIFKI})
 FULL_DECK = (1 << 52) - 1
 TRICK_POINTS = 50.0
 
-# Tuning: how much the future value of a card counts beside what it risks in this trick.
+# How much the future value of a card counts beside what it risks in this trick (set by hand
+# and by a few matches, not fitted).
 SHED_WEIGHT = 0.5
 KEEP_WEIGHT = 0.8
 VOID_BONUS = 0.15
