@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from litestar import Controller, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
+from domain.game import Phase
 from domain.record import to_record
 from domain.view import Action, BadAction, public_view
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
@@ -145,8 +146,10 @@ class GameController(Controller):
 
     @get("/{game_id:str}/record")
     async def record(self, game_id: FromPath[str], services: ServicesDep) -> dict[str, Any]:
-        """king-record/1 of what is public now: ended deals with hands; the seed at the end."""
-        await services.games.info(game_id)
+        """king-record/1 of what is public now: ended deals with hands; the seed at the end.
+
+        Read from the game's stream, so games played by a local `king tournament run` on the
+        same database export too."""
         state = await services.games.load(game_id)
         return to_record(state, public=True)
 
@@ -155,8 +158,8 @@ class GameController(Controller):
         self, game_id: FromPath[str], services: ServicesDep, maybe_principal: MaybePrincipalDep
     ) -> dict[str, object]:
         """Hash chain and replay audit. Anyone once the game is over; the admin during it."""
-        info = await services.games.info(game_id)
-        if info.status != "over" and not (maybe_principal and maybe_principal.is_admin):
+        state = await services.games.load(game_id)
+        if state.phase is not Phase.OVER and not (maybe_principal and maybe_principal.is_admin):
             raise Forbidden("a game in progress is audited by the admin only")
         report = await asyncio.to_thread(services.repo.audit, game_id)
         services.metrics.audits.inc()
