@@ -16,20 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-ADMIN = "bench-admin-token-0123456789"
+from bench.live import ADMIN, ServerProcess, free_port, latency_summary, server_timing_ms
+
 TARGET_RATIO = 0.3
 
 
@@ -68,64 +63,25 @@ def serve(kind: str, port: int, data_dir: str) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Child:
-    def __init__(self, kind: str, data_dir: str) -> None:
-        self.port = free_port()
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "bench.service",
-                "--serve",
-                kind,
-                "--port",
-                str(self.port),
-                "--data-dir",
-                data_dir,
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        self.url = f"http://127.0.0.1:{self.port}"
-        import httpx
-
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise SystemExit(f"bench: the {kind} server did not start: {err[-500:]}")
-            try:
-                httpx.get(self.url + ("/health/live" if kind == "game" else "/"), timeout=1)
-                return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise SystemExit(f"bench: the {kind} server did not answer")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+def start_child(kind: str, data_dir: str) -> ServerProcess:
+    """A uvicorn child running `serve(kind, ...)` (this module's `--serve`), ready."""
+    port = free_port()
+    args = [sys.executable, "-m", "bench.service", "--serve", kind, "--port", str(port)]
+    server = ServerProcess(
+        kind,
+        [*args, "--data-dir", data_dir],
+        port=port,
+        health="/health/live" if kind == "game" else "/",
+    )
+    try:
+        server.ready(60)
+    except BaseException:
+        server.stop()
+        raise
+    return server
 
 
 # ------------------------------------------------------------------ clients
-
-
-def _timing(response: Any) -> float | None:
-    header = response.headers.get("server-timing", "")
-    if "dur=" not in header:
-        return None
-    return float(header.split("dur=", 1)[1].split(",", 1)[0])
 
 
 def play_seat(
@@ -151,7 +107,7 @@ def play_seat(
                 r = c.post(f"/api/v1/games/{game_id}/actions", json=body)
                 if r.status_code == 200:
                     actions += 1
-                    ms = _timing(r)
+                    ms = server_timing_ms(r.headers)
                     if ms is not None:
                         out.append(ms)
     return actions
@@ -224,7 +180,7 @@ def run_bare(url: str, threads_n: int, seconds: float, body_bytes: int) -> dict[
                 r = c.post("/echo", json=body)
                 if r.status_code == 200:
                     n += 1
-                    ms = _timing(r)
+                    ms = server_timing_ms(r.headers)
                     if ms is not None:
                         latencies.append(ms)
         counts.append(n)
@@ -242,20 +198,11 @@ def run_bare(url: str, threads_n: int, seconds: float, body_bytes: int) -> dict[
 
 
 def _summary(n: int, elapsed: float, latencies: list[float], **extra: Any) -> dict[str, Any]:
-    ordered = sorted(latencies)
-
-    def pct(p: float) -> float | None:
-        if not ordered:
-            return None
-        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 3)
-
     return {
         "requests": n,
         "seconds": round(elapsed, 3),
         "per_second": round(n / elapsed, 1) if elapsed else 0.0,
-        "latency_ms_p50": pct(0.50),
-        "latency_ms_p99": pct(0.99),
-        "latency_ms_mean": round(statistics.fmean(ordered), 3) if ordered else None,
+        **latency_summary(latencies),
         **extra,
     }
 
@@ -282,12 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or (4 if args.quick else 8)
     mode = "short12" if args.quick else "standard20"
     with tempfile.TemporaryDirectory(prefix="king-bench-") as tmp:
-        game_server = Child("game", tmp)
+        game_server = start_child("game", tmp)
         try:
             service = run_games(game_server.url, games, mode)
         finally:
             game_server.stop()
-        bare_server = Child("bare", tmp)
+        bare_server = start_child("bare", tmp)
         try:
             seconds = min(max(service["seconds"], 3.0), 20.0)
             bare = run_bare(bare_server.url, games, seconds, 120)
