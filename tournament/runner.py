@@ -107,6 +107,11 @@ def stream_id(tournament_id: str) -> str:
     return STREAM_PREFIX + tournament_id
 
 
+def is_secret(text: str) -> bool:
+    """64 lower-case hexadecimal digits: the form of a tournament's deal secret."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)
+
+
 def seed_for(*parts: object) -> int:
     """A strategy's seed from the tournament, game and seat: reproducible, distinct per seat."""
     digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
@@ -220,8 +225,13 @@ class TournamentRunner:
         duplicate: bool = False,
         seed: str = "",
         house_strategy: str = "heuristic",
+        secret: str = "",
     ) -> TournamentState:
-        """Create a tournament with its players; its secret (for deal seeds) is sealed apart."""
+        """Create a tournament with its players; its secret (for deal seeds) is sealed apart.
+
+        `secret` (64 hex digits) replaces the random one, to play a tournament again with the
+        same deals; whoever knows it knows every deal before it is played.
+        """
         if format not in ("swiss", "round_robin"):
             raise ValueError("format is swiss or round_robin")
         if fill not in ("bye", "house_bot"):
@@ -232,6 +242,8 @@ class TournamentRunner:
         for p in players:
             if p.kind == "builtin":
                 make_strategy(p.spec, 0)
+        if secret and not is_secret(secret):
+            raise ValueError("secret is 64 hexadecimal digits")
         if len(players) < 2 and rounds is None:
             raise ValueError(
                 "a tournament needs at least two players (or a number of rounds, to open it "
@@ -242,7 +254,15 @@ class TournamentRunner:
             rounds = rounds if format == "round_robin" else max(1, min(rounds, 5))
         if self.store.stream_info(stream_id(tournament_id)) is not None:
             raise TournamentExists(f"tournament {tournament_id!r} exists already")
-        self.store.seal(SECRET_PREFIX + tournament_id, secrets.token_bytes(32).hex())
+        # A create that crashed after sealing left its secret: keep it (a sealed value is
+        # never replaced), unless the caller asked for another one.
+        kept = self.store.unseal(SECRET_PREFIX + tournament_id)
+        if kept is None:
+            self.store.seal(SECRET_PREFIX + tournament_id, secret or secrets.token_bytes(32).hex())
+        elif secret and secret != kept:
+            raise TournamentExists(
+                f"tournament id {tournament_id!r} was sealed with another secret"
+            )
         created = TournamentCreated(
             tournament_id=tournament_id,
             name=name or tournament_id,

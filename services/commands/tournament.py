@@ -45,6 +45,12 @@ def register(sub: Any) -> None:
     run.add_argument("--bye-points", default="0", help="ladder points of a bye, or 'mean'")
     run.add_argument("--house", default="heuristic", help="strategy of house bots")
     run.add_argument("--seed", default="", help="pairing seed (default: random)")
+    run.add_argument(
+        "--secret",
+        default="",
+        metavar="HEX64",
+        help="deal secret, 64 hex digits (default: random); with --seed, replays a tournament",
+    )
     run.add_argument("--db", metavar="URL", help="database URL (KING_DATABASE_URL)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.set_defaults(handler=cmd_run)
@@ -118,6 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     bye_points=args.bye_points,
                     duplicate=args.duplicate,
                     seed=args.seed,
+                    secret=args.secret,
                     house_strategy=args.house,
                 )
             except (ValueError, UnknownStrategy, TournamentExists) as exc:

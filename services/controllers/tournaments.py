@@ -60,6 +60,16 @@ class TournamentCreate(Struct, forbid_unknown_fields=True):
     bye_points: Annotated[str, Meta(pattern=r"^(mean|-?\d{1,4}(/\d{1,4})?)$")] = "0"
     duplicate: bool = False
     seed: Annotated[str, Meta(max_length=64)] = ""
+    secret: Annotated[
+        str,
+        Meta(
+            pattern=r"^([0-9a-f]{64})?$",
+            description=(
+                "64 hex digits that decide every deal (default: random, sealed). Give one only "
+                "to play a tournament again with the same deals: whoever knows it knows them."
+            ),
+        ),
+    ] = ""
     house_strategy: Strategy = "heuristic"
     start_at: datetime | None = None
     decision_seconds: Annotated[float, Meta(ge=0.05, le=3600)] | None = None
@@ -251,6 +261,7 @@ class TournamentController(Controller):
             bye_points=data.bye_points,
             duplicate=_no_live_duplicate(data.duplicate),
             seed=data.seed,
+            secret=data.secret,
             house_strategy=data.house_strategy,
         )
         return await _detail(desk, tid)

@@ -124,6 +124,46 @@ def test_duplicate_rounds_deal_the_same_cards_at_every_table(store: EventStore) 
     assert len(first_hands) == 2 and first_hands[0] == first_hands[1]
 
 
+def test_the_same_seed_and_secret_play_the_same_tournament_again(tmp_path: Path) -> None:
+    secret = "5e" * 32
+    finals = []
+    for name in ("one", "two"):
+        with EventStore.open(f"sqlite:///{tmp_path / name}.db") as s:
+            runner = TournamentRunner(s)
+            runner.create(
+                "again", parse_players("random*3,heuristic*5"), rounds=2, seed="x", secret=secret
+            )
+            state = runner.run("again")
+            finals.append((state.rounds, state.results, current_standings(state)))
+    assert finals[0] == finals[1]
+    # Without a secret of its own each tournament deals other cards.
+    with EventStore.open(f"sqlite:///{tmp_path / 'three'}.db") as s:
+        runner = TournamentRunner(s)
+        runner.create("again", parse_players("random*3,heuristic*5"), rounds=2, seed="x")
+        assert runner.run("again").results != finals[0][1]
+
+
+@pytest.mark.parametrize("secret", ["abc", "AB" * 32, "g" * 64, "ab" * 33])
+def test_a_malformed_secret_is_refused_and_nothing_is_created(
+    store: EventStore, secret: str
+) -> None:
+    runner = TournamentRunner(store)
+    with pytest.raises(ValueError, match="64 hexadecimal"):
+        runner.create("bad", parse_players("random*4"), secret=secret)
+    assert store.stream_ids() == [] and store.unseal("tournament-secret:bad") is None
+
+
+def test_a_create_that_crashed_after_sealing_keeps_its_secret(store: EventStore) -> None:
+    store.seal("tournament-secret:half", "11" * 32)  # the crash: sealed, no stream
+    runner = TournamentRunner(store)
+    runner.create("half", parse_players("random*4"), rounds=1)
+    assert store.unseal("tournament-secret:half") == "11" * 32
+    store.seal("tournament-secret:other", "33" * 32)
+    with pytest.raises(ValueError, match="another secret"):
+        runner.create("other", parse_players("random*4"), rounds=1, secret="44" * 32)
+    assert "tournament-other" not in store.stream_ids()
+
+
 def test_late_join_and_withdrawal_change_the_next_round(store: EventStore) -> None:
     runner = TournamentRunner(store)
     runner.create("late", parse_players("random*8"), rounds=2, rules=SHORT, seed="l")
