@@ -78,6 +78,19 @@ class CatchUpSubscription:
         self._buffer.clear()
         return out
 
+    def next_batch(self) -> list[RecordedEvent]:
+        """What is buffered or committed now; when nothing is, wait one poll interval (cut
+        short by a PostgreSQL notification) and look once more. Empty when nothing came, and
+        always after `close()`."""
+        if self._stopped.is_set():
+            self._close_listener()
+            return []
+        batch = self.poll()
+        if batch:
+            return batch
+        self._wait()
+        return [] if self._stopped.is_set() else self.poll()
+
     def _wait(self) -> None:
         if self._store.engines.kind != "postgresql":
             self._stopped.wait(self._poll_interval)

@@ -319,6 +319,28 @@ def test_subscription_catches_up_then_follows(store: EventStore) -> None:
     assert got == [2, 3, 4, 5]
 
 
+def test_next_batch_returns_what_committed_and_waits_only_when_nothing_did(
+    store: EventStore,
+) -> None:
+    store.append("g", [ev(1), ev(2)], NO_STREAM)
+    sub = store.subscribe(1, poll_interval=0.05)
+    assert [e.position for e in sub.next_batch()] == [1, 2]
+    assert sub.next_batch() == []  # waited one interval: nothing came
+    # A reader already waiting gets what commits during its wait.
+    waiting = store.subscribe(3, poll_interval=1.0)
+    woken: list[list[int]] = []
+    thread = threading.Thread(
+        target=lambda: woken.append([e.position for e in waiting.next_batch()])
+    )
+    thread.start()
+    store.append("h", [ev(3)], NO_STREAM)
+    thread.join(30)
+    assert woken == [[3]]
+    sub.close()
+    store.append("h", [ev(4)], 1)
+    assert sub.next_batch() == []  # closed: nothing more, even what committed
+
+
 def test_verify_and_verify_all_on_a_sound_store(store: EventStore) -> None:
     for i in range(5):
         store.append(f"g{i % 2}", [ev(i), ev(i + 10)], ANY)
