@@ -51,6 +51,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             log.info("admin_token_generated", file=str(services.admin_token_file))
         if settings.run_driver:
             await services.driver.start()
+        await services.watcher.start()
         if settings.run_scheduler and services.scheduler is not None:
             await services.scheduler.start()
         log.info("service_started", database=store.backend, driver=settings.run_driver)
@@ -58,6 +59,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             yield
         finally:
             services.closing = True
+            await services.watcher.stop()
             if services.scheduler is not None:
                 await services.scheduler.stop()
             await services.driver.stop()

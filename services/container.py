@@ -14,6 +14,7 @@ from services.observability import Metrics, get_logger
 from services.play.driver import GameDriver
 from services.play.notifier import Notifier
 from services.play.service import GameService
+from services.play.watcher import StoreWatcher
 from services.scheduler import TournamentDesk, TournamentScheduler
 from services.settings import Settings
 from tournament.games import GameRepository
@@ -34,6 +35,7 @@ class Services:
     policy: UrlPolicy
     notifier: Notifier
     metrics: Metrics
+    watcher: StoreWatcher
     admin_token_file: Path | None = None
     closing: bool = field(default=False)
     tournaments: TournamentDesk | None = None
@@ -71,6 +73,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         policy, settings.bot_connect_timeout, settings.bot_reply_max_bytes, "king-service/1"
     )
     driver = GameDriver(games, push, metrics, settings.poll_seconds)
+    watcher = StoreWatcher(store, games, driver, settings.poll_seconds)
     tournaments = TournamentDesk(store, repo, players, games)
     scheduler = TournamentScheduler(settings, tournaments, games, driver)
     return Services(
@@ -84,6 +87,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         policy,
         notifier,
         metrics,
+        watcher,
         token_file,
         tournaments=tournaments,
         scheduler=scheduler,

@@ -25,6 +25,11 @@ def register(sub: Any) -> None:
     serve.add_argument(
         "--no-driver", action="store_true", help="serve the API only: another process drives games"
     )
+    serve.add_argument(
+        "--no-scheduler",
+        action="store_true",
+        help="do not run the tournament scheduler here (another process leads it)",
+    )
     serve.add_argument("--log-level", default=None, help="debug, info, warning, error")
     serve.set_defaults(handler=cmd_serve)
 
@@ -41,6 +46,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         database_url=args.db,
         data_dir=args.data_dir,
         run_driver=False if args.no_driver else None,
+        run_scheduler=False if args.no_scheduler else None,
         log_level=args.log_level,
     )
     configure_logging(settings.log_level, settings.log_json)

@@ -30,6 +30,7 @@ class HealthController(Controller):
             checks["database"] = f"failing: {type(exc).__name__}"
         if services.settings.run_driver:
             checks["driver"] = "ok" if services.driver.running else "not running"
+        checks["feed"] = "ok" if services.watcher.running else "not following"
         ok = all(v == "ok" for v in checks.values()) and not services.closing
         body: dict[str, Any] = {"status": "ok" if ok else "unavailable", "checks": checks}
         scheduler = services.scheduler

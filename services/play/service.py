@@ -321,9 +321,7 @@ class GameService:
         info = await self.info(game_id)
         if info.status != "over":
             await asyncio.to_thread(self._set_status, game_id, "over")
-            self.turns.pop(game_id, None)
-            self.house.forget(game_id)
-            self.forget(game_id)
+            self.release(game_id)
             self.notifier.games_changed()
             log.info("game_over", game_id=game_id)
 
@@ -389,6 +387,8 @@ class GameService:
         state = self._states.get(game_id)
         if not tail or state is None or state.version != tail[-1].version:
             return None
+        if self.notifier.version(game_id) > tail[-1].version:  # another process wrote since
+            return None
         if tail[0].version > after_version + 1 or tail[-1].version < after_version:
             return None
         return [r for r in tail if r.version > after_version], state
@@ -397,6 +397,14 @@ class GameService:
         self._tails.pop(game_id, None)
         self._states.pop(game_id, None)
         self.views.forget(game_id)
+
+    def release(self, game_id: str) -> None:
+        """Drop what this process keeps of a game that is over (ended here or elsewhere)."""
+        self.turns.pop(game_id, None)
+        self._infos.pop(game_id, None)
+        self.house.forget(game_id)
+        self.forget(game_id)
+        self.notifier.forget(game_id)
 
     async def _execute(self, game_id: str, command: Command) -> Outcome:
         start = time.perf_counter()

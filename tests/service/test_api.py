@@ -149,7 +149,11 @@ def test_rate_limits_answer_429_with_retry_after(make_settings: SettingsFactory)
 def test_operations_endpoints(client: TestClient) -> None:  # type: ignore[type-arg]
     assert client.get("/health/live").json() == {"status": "ok"}
     ready = client.get("/health/ready")
-    assert ready.status_code == 200 and ready.json()["checks"] == {"database": "ok", "driver": "ok"}
+    assert ready.status_code == 200 and ready.json()["checks"] == {
+        "database": "ok",
+        "driver": "ok",
+        "feed": "ok",
+    }
     token = create_player(client, "ada")
     wait_over(client, create_game(client, token, HOUSE4))
     metrics = client.get("/metrics").text

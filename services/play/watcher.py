@@ -1,0 +1,122 @@
+"""Wake-ups across processes: follow the store's global feed and tell this process of writes
+made by the others.
+
+Every process writes through its own GameService and notifies its own streams and driver at
+once (play.notifier). When several `king serve` processes share one database, a move posted to
+one must wake the streams and the driver of the others too. The watcher tails the event
+store's feed on a thread (on PostgreSQL a LISTEN/NOTIFY wake-up makes that immediate; on
+SQLite it polls every `poll_seconds`) and, on the event loop:
+  * notifies each game's newest version, so streams and waits in this process move on;
+  * hands a game created elsewhere to this process's driver (when it runs one), so a table
+    started through any API process is played.
+Correctness never rests on it: streams and the driver re-read the store after `poll_seconds`
+anyway. It only makes another process's writes as prompt as this one's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from eventstore import EventStore, RecordedEvent
+from eventstore.subscription import CatchUpSubscription
+from services.observability import get_logger
+from services.play.driver import GameDriver
+from services.play.service import GameService
+from tournament.games import STREAM_PREFIX
+
+log = get_logger("king.watcher")
+
+_CREATED = "game_created"
+_OVER = "seed_revealed"
+
+
+@dataclass(frozen=True, slots=True)
+class GameChanges:
+    """What a batch of the feed says about games: each one's newest version, those created
+    and those over in it."""
+
+    versions: dict[str, int]
+    created: list[str]
+    over: list[str]
+
+
+def game_changes(batch: Sequence[RecordedEvent]) -> GameChanges:
+    changes = GameChanges({}, [], [])
+    for recorded in batch:
+        if not recorded.stream_id.startswith(STREAM_PREFIX):
+            continue
+        game_id = recorded.stream_id[len(STREAM_PREFIX) :]
+        changes.versions[game_id] = max(changes.versions.get(game_id, 0), recorded.version)
+        if recorded.type == _CREATED:
+            changes.created.append(game_id)
+        elif recorded.type == _OVER:
+            changes.over.append(game_id)
+    return changes
+
+
+class StoreWatcher:
+    def __init__(
+        self, store: EventStore, games: GameService, driver: GameDriver, poll_seconds: float
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.driver = driver
+        self.poll_seconds = poll_seconds
+        self._subscription: CatchUpSubscription | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    async def start(self) -> None:
+        """Follow the feed from its head now: what came before is in the store for any reader."""
+        self._loop = asyncio.get_running_loop()
+        head = await asyncio.to_thread(self.store.head_position)
+        self._subscription = self.store.subscribe(
+            head + 1, poll_interval=self.poll_seconds, upcast=False
+        )
+        self._thread = threading.Thread(target=self._follow, name="store-watcher", daemon=True)
+        self._thread.start()
+
+    async def stop(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, self.poll_seconds + 5)
+        self._thread = self._subscription = None
+
+    def _follow(self) -> None:
+        sub, loop = self._subscription, self._loop
+        assert sub is not None and loop is not None
+        failures = 0
+        while not sub.closed:
+            try:
+                batch = sub.next_batch()
+                failures = 0
+            except Exception as exc:  # the database away for a moment: wait, then go on
+                failures += 1
+                log.warning("watcher_error", error=type(exc).__name__, detail=str(exc)[:200])
+                threading.Event().wait(min(self.poll_seconds * 2**failures, 30.0))
+                continue
+            changes = game_changes(batch)
+            if changes.versions:
+                try:
+                    loop.call_soon_threadsafe(self._deliver, changes)
+                except RuntimeError:  # the loop has closed: the process is stopping
+                    return
+
+    def _deliver(self, changes: GameChanges) -> None:
+        notifier = self.games.notifier
+        for game_id, version in changes.versions.items():
+            notifier.notify(game_id, version)
+        for game_id in changes.created:
+            self.driver.launch(game_id)  # a no-op without a running driver or when known
+        for game_id in changes.over:
+            self.games.release(game_id)
+        if changes.created or changes.over:
+            notifier.games_changed()

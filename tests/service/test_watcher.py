@@ -1,0 +1,90 @@
+"""Two service processes on one database (two apps here, each with its own store, notifier
+and driver): a game started through the API-only one is played by the other's driver, and a
+pull bot on the API-only one plays against house bots driven by the other."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from eventstore import RecordedEvent
+from services.app import create_app
+from services.botkit import PullBot, strategy_decider
+from services.play.watcher import game_changes
+from tests.service.conftest import SettingsFactory
+from tests.service.helpers import LiveServer, create_game, create_player, wait_over
+
+HOUSE4 = ["house:random", "house:heuristic", "house:random", "house:heuristic"]
+
+
+def recorded(stream_id: str, version: int, kind: str) -> RecordedEvent:
+    return RecordedEvent(
+        position=version,
+        stream_id=stream_id,
+        version=version,
+        event_id=f"{stream_id}-{version}",
+        type=kind,
+        schema_version=1,
+        payload={},
+        meta={},
+        recorded_at=datetime.now(UTC),
+        prev_hash="",
+        hash="",
+    )
+
+
+def test_game_changes_reads_versions_starts_and_ends_of_game_streams_only() -> None:
+    batch = [
+        recorded("game-a", 1, "game_created"),
+        recorded("game-a", 2, "deal_started"),
+        recorded("tournament-t", 7, "round_paired"),
+        recorded("game-b", 40, "game_ended"),
+        recorded("game-b", 41, "seed_revealed"),
+        recorded("game-a", 3, "card_played"),
+    ]
+    changes = game_changes(batch)
+    assert changes.versions == {"a": 3, "b": 41}
+    assert changes.created == ["a"] and changes.over == ["b"]
+    assert game_changes([recorded("tournament-t", 1, "game_created")]).versions == {}
+
+
+def test_a_game_started_on_an_api_only_process_is_played_by_the_driver_of_another(
+    backend_settings: SettingsFactory,
+) -> None:
+    api = create_app(backend_settings(run_driver=False, run_scheduler=False))
+    driving = create_app(backend_settings())
+    with TestClient(api) as a, TestClient(driving) as b:
+        token = create_player(a, "ada")
+        game_id = create_game(a, token, HOUSE4)
+        # Only the other process's driver can move it on: it learns of the game from the feed.
+        final = wait_over(a, game_id)
+        assert final["view"]["winners"], final
+        assert b.get(f"/api/v1/games/{game_id}/audit").json()["ok"]
+        ready = a.get("/health/ready").json()
+        assert ready["checks"] == {"database": "ok", "feed": "ok"}, ready
+
+
+@pytest.mark.slow  # on SQLite every hop between the processes waits for a poll
+def test_a_pull_bot_on_one_process_plays_house_bots_driven_by_another(
+    backend_settings: SettingsFactory,
+) -> None:
+    api = LiveServer(create_app(backend_settings(run_driver=False, run_scheduler=False))).start()
+    driving = LiveServer(create_app(backend_settings())).start()
+    try:
+        with httpx.Client(base_url=api.url, trust_env=False, timeout=30) as a:
+            token = create_player(a, "puller")
+            bot = PullBot(api.url, token, strategy_decider("heuristic", 4))
+            player = threading.Thread(target=bot.run, kwargs={"max_games": 1}, daemon=True)
+            player.start()
+            game_id = create_game(a, token, ["puller", *HOUSE4[1:]])
+            final = wait_over(a, game_id)
+            player.join(60)
+            assert not bot.errors, bot.errors
+            assert final["view"]["strikes"] == [0, 0, 0, 0], final["view"]
+    finally:
+        api.stop()
+        driving.stop()
