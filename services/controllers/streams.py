@@ -2,37 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from litestar import Controller, Request, get
 from litestar.params import FromPath, FromQuery, Parameter
 from litestar.response import Stream
 
 from services.controllers.deps import PrincipalDep, ServicesDep
+from services.controllers.streaming import Format, resumable, stream_format, stream_response
 from services.play.service import Forbidden
-from services.play.streams import MEDIA_TYPES, StreamFormat, game_stream, player_stream
-from services.problems import BadRequest
-
-STREAM_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
-Format = Literal["sse", "ndjson"]
-
-
-def _format(request: Request[Any, Any, Any], fmt: Format | None) -> StreamFormat:
-    if fmt is not None:
-        return fmt
-    accept = request.headers.get("accept", "")
-    return "ndjson" if "application/x-ndjson" in accept else "sse"
-
-
-def _after(request: Request[Any, Any, Any], after: int | None) -> int:
-    if after is not None:
-        return after
-    last = request.headers.get("last-event-id")
-    if last is None or not last.strip():
-        return 0
-    if not last.strip().isdigit() or len(last.strip()) > 12:
-        raise BadRequest("Last-Event-ID must be an event id (a version number)")
-    return int(last.strip())
+from services.play.streams import game_stream, player_stream
 
 
 class StreamController(Controller):
@@ -55,19 +34,8 @@ class StreamController(Controller):
         come with its `deal_ended`; the seed with `seed_revealed`, the last event.
         """
         await services.games.info(game_id)
-        fmt = _format(request, format)
-        s = services.settings
-        body = game_stream(
-            services.games,
-            game_id,
-            None,
-            _after(request, after),
-            fmt,
-            follow,
-            s.poll_seconds,
-            s.stream_keepalive_seconds,
-        )
-        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
+        options = resumable(request, services.settings, format, after, follow)
+        return stream_response(game_stream(services.games, game_id, None, options), options.fmt)
 
     @get("/games/{game_id:str}/seats/{seat:int}/events", media_type="text/event-stream")
     async def seat_events(
@@ -88,19 +56,8 @@ class StreamController(Controller):
         state = await services.games.load(game_id)
         if seat not in services.games.seats_of(state, principal.player_id):
             raise Forbidden(f"this token does not hold seat {seat}")
-        fmt = _format(request, format)
-        s = services.settings
-        body = game_stream(
-            services.games,
-            game_id,
-            seat,
-            _after(request, after),
-            fmt,
-            follow,
-            s.poll_seconds,
-            s.stream_keepalive_seconds,
-        )
-        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
+        options = resumable(request, services.settings, format, after, follow)
+        return stream_response(game_stream(services.games, game_id, seat, options), options.fmt)
 
     @get("/me/events", media_type="text/event-stream")
     async def my_events(
@@ -113,9 +70,9 @@ class StreamController(Controller):
         """`game_started` and `game_over` notices for the token's player (pull bots start here)."""
         if principal.player_id is None:
             raise Forbidden("the admin token is not a player")
-        fmt = _format(request, format)
+        fmt = stream_format(request, format)
         s = services.settings
         body = player_stream(
             services.games, principal.player_id, fmt, s.poll_seconds, s.stream_keepalive_seconds
         )
-        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
+        return stream_response(body, fmt)

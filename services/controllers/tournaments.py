@@ -19,9 +19,9 @@ from msgspec import Meta, Struct
 
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
-from services.controllers.streams import STREAM_HEADERS, Format, _after, _format
+from services.controllers.streaming import Format, resumable, stream_response
 from services.play.service import Conflict
-from services.play.streams import MEDIA_TYPES, StreamFormat, encode, keepalive
+from services.play.streams import StreamOptions, encode, keepalive
 from services.problems import BadRequest
 from services.scheduler import (
     Control,
@@ -402,18 +402,10 @@ class TournamentController(Controller):
         the stream ends after `tournament_finished`."""
         desk = _desk(services)
         await _call(desk.load, tournament_id)
-        fmt = _format(request, format)
-        s = services.settings
-        body = tournament_stream_body(
-            services,
-            tournament_id,
-            _after(request, after),
-            fmt,
-            follow,
-            s.poll_seconds,
-            s.stream_keepalive_seconds,
+        options = resumable(request, services.settings, format, after, follow)
+        return stream_response(
+            tournament_stream_body(services, tournament_id, options), options.fmt
         )
-        return Stream(body, media_type=MEDIA_TYPES[fmt], headers=STREAM_HEADERS)
 
 
 class LeaderboardController(Controller):
@@ -457,15 +449,12 @@ def _rules(options: dict[str, Any]) -> Any:
 async def tournament_stream_body(
     services: Services,
     tournament_id: str,
-    after: int,
-    fmt: StreamFormat,
-    follow: bool,
-    poll_seconds: float,
-    keepalive_seconds: float,
+    options: StreamOptions,
 ) -> AsyncIterator[bytes]:
+    fmt = options.fmt
     store = services.store
     sid = tournament_stream(tournament_id)
-    position = after
+    position = options.after
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
@@ -487,14 +476,14 @@ async def tournament_stream_body(
         if out:
             yield b"".join(out)
             last_sent = time.monotonic()
-        if finished or not follow or services.closing:
+        if finished or not options.follow or services.closing:
             return
         if not records and position >= 1:
             state_done = await asyncio.to_thread(_finished, services, tournament_id)
             if state_done:
                 return
-        await asyncio.sleep(poll_seconds)
-        if time.monotonic() - last_sent >= keepalive_seconds:
+        await asyncio.sleep(options.poll_seconds)
+        if time.monotonic() - last_sent >= options.keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()
 

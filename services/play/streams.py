@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
@@ -24,6 +25,18 @@ from services.play.service import GameService
 
 StreamFormat = Literal["sse", "ndjson"]
 MEDIA_TYPES = {"sse": "text/event-stream", "ndjson": "application/x-ndjson"}
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOptions:
+    """What a client asked of a resumable stream, and how often the service looks again
+    (`poll_seconds`) and sends a keep-alive when there was nothing to send."""
+
+    fmt: StreamFormat
+    after: int
+    follow: bool
+    poll_seconds: float
+    keepalive_seconds: float
 
 
 def encode(message: dict[str, Any], fmt: StreamFormat) -> bytes:
@@ -44,12 +57,9 @@ async def game_stream(
     games: GameService,
     game_id: str,
     seat: int | None,
-    after: int,
-    fmt: StreamFormat,
-    follow: bool,
-    poll_seconds: float,
-    keepalive_seconds: float,
+    options: StreamOptions,
 ) -> AsyncIterator[bytes]:
+    fmt, after = options.fmt, options.after
     feed = AudienceFeed(game_id, seat)
     position = 0
     announced = -1
@@ -100,10 +110,10 @@ async def game_stream(
             yield b"".join(out)
             last_sent = time.monotonic()
         over = feed.finished or (state is not None and state.phase is Phase.OVER and not records)
-        if over or not follow:
+        if over or not options.follow:
             return
-        woke = await games.notifier.wait(game_id, position, poll_seconds)
-        if not woke and time.monotonic() - last_sent >= keepalive_seconds:
+        woke = await games.notifier.wait(game_id, position, options.poll_seconds)
+        if not woke and time.monotonic() - last_sent >= options.keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()
 
