@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -39,3 +40,33 @@ def postgres_url() -> Iterator[str]:
             pytest.fail(message + " (CI=true: the PostgreSQL suites must run)")
         pytest.skip(message)
     yield url
+
+
+@pytest.fixture
+def pg_schemas(postgres_url: str) -> Iterator[Callable[[], tuple[str, str]]]:
+    """Make PostgreSQL schemas of their own (upgraded); all are dropped afterwards."""
+    import sqlalchemy as sa
+
+    from services.database import upgrade_all
+    from services.settings import load_settings
+
+    made: list[str] = []
+
+    def make() -> tuple[str, str]:
+        schema = f"proc_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        made.append(schema)
+        upgrade_all(load_settings(database_url=postgres_url, pg_schema=schema))
+        return postgres_url, schema
+
+    yield make
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        for schema in made:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    engine.dispose()
+
+
+@pytest.fixture
+def pg_schema(pg_schemas: Callable[[], tuple[str, str]]) -> tuple[str, str]:
+    """A PostgreSQL schema of its own, upgraded, dropped afterwards: (url, schema)."""
+    return pg_schemas()
