@@ -70,6 +70,13 @@ def _top(trick: tuple[int, ...], trump: int) -> int:
     return best
 
 
+def _to_move(st: DealState) -> tuple[int, int, int]:
+    """The seat to move, its hand, and the cards out of its sight: in the other hands."""
+    seat = (st.leader + len(st.trick)) & 3
+    hand = st.hands[seat]
+    return seat, hand, FULL_DECK & ~(st.played | st.trick_bits | hand)
+
+
 def _penalty_card(
     st: DealState, legal: int, possible: Sequence[int], weight: Sequence[float]
 ) -> int:
@@ -79,12 +86,8 @@ def _penalty_card(
     per = float(-info.per_card)
     trick = st.trick
     n = len(trick)
-    seat = (st.leader + n) & 3
-    hand = st.hands[seat]
-    trick_mask = 0
-    for c in trick:
-        trick_mask |= 1 << c
-    out = FULL_DECK & ~st.played & ~trick_mask & ~hand
+    trick_mask = st.trick_bits
+    seat, hand, out = _to_move(st)
     done = len(st.winners)
     remaining = 13 - done
     if contract is Contract.NO_TRICKS:
@@ -142,12 +145,7 @@ def _trump_card(st: DealState, legal: int, possible: Sequence[int], weight: Sequ
     tm = SUIT_MASKS[trump]
     trick = st.trick
     n = len(trick)
-    seat = (st.leader + n) & 3
-    hand = st.hands[seat]
-    trick_mask = 0
-    for c in trick:
-        trick_mask |= 1 << c
-    out = FULL_DECK & ~st.played & ~trick_mask & ~hand
+    seat, hand, out = _to_move(st)
     top = _top(trick, trump) if n else -1
     led = trick[0] // 13 if n else -1
     later = [(seat + i) & 3 for i in range(1, 4 - n)]
@@ -227,13 +225,9 @@ def _penalty_exact(st: DealState, legal: int) -> int:
     pen, per, kind, hearts_follow, drop = _PENALTY_PARAMS[st.contract]
     trick = st.trick
     n = len(trick)
-    seat = (st.leader + n) & 3
+    trick_mask = st.trick_bits
+    seat, hand, out = _to_move(st)
     hands = st.hands
-    hand = hands[seat]
-    trick_mask = 0
-    for c in trick:
-        trick_mask |= 1 << c
-    out = FULL_DECK & ~(st.played | trick_mask | hand)
     done = len(st.winners)
     if kind == 0:
         trick_cost = unit = TRICK_POINTS
@@ -289,13 +283,8 @@ def _trump_exact(st: DealState, legal: int) -> int:
     tm = SUIT_MASKS[trump]
     trick = st.trick
     n = len(trick)
-    seat = (st.leader + n) & 3
+    seat, hand, out = _to_move(st)
     hands = st.hands
-    hand = hands[seat]
-    trick_mask = 0
-    for c in trick:
-        trick_mask |= 1 << c
-    out = FULL_DECK & ~st.played & ~trick_mask & ~hand
     if n:
         top = _top(trick, trump)
         led = trick[0] // 13
