@@ -187,17 +187,20 @@ def test_a_follower_must_drop_a_penalty_card_under_a_higher_card(
     assert (v.code, v.rule) == ("must_drop_penalty", "R-DROP")
 
 
+# The rule book's third R-DROP example. Trick 1: 2S led, seat 2 (no spades, no KH) throws 2H,
+# seat 3 wins with 4S. Trick 2: seat 3 leads AH; seat 0 holds KH and 3H.
+RIFKI_EXAMPLE = hands(
+    "2S KH 3H ...",
+    "3S ...",
+    "2H ...",
+    "4S AH ...",
+    fill_without={0: "H", 2: "S"},
+)
+RIFKI_EXAMPLE_PLAYS = "2S 3S 2H 4S | AH"
+
+
 def test_drop_kh_under_the_led_ace_of_hearts_in_rifki() -> None:
-    # The rule book's third example. Trick 1: 2S led, seat 2 (no spades, no KH) throws 2H,
-    # seat 3 wins with 4S. Trick 2: seat 3 leads AH; seat 0 holds KH and 3H and must play KH.
-    hs = hands(
-        "2S KH 3H ...",
-        "3S ...",
-        "2H ...",
-        "4S AH ...",
-        fill_without={0: "H", 2: "S"},
-    )
-    st = deal("rifki", hs, plays="2S 3S 2H 4S | AH")
+    st = deal("rifki", RIFKI_EXAMPLE, plays=RIFKI_EXAMPLE_PLAYS)
     assert st.to_move == 0
     assert legal(st) == "KH"
     assert why(st, "3H").code == "must_drop_penalty"  # type: ignore[union-attr]
@@ -261,14 +264,7 @@ def test_no_drop_in_no_hearts() -> None:
 
 
 def test_rifki_ends_after_the_trick_in_which_kh_falls_and_that_trick_is_finished() -> None:
-    hs = hands(
-        "2S KH 3H ...",
-        "3S ...",
-        "2H ...",
-        "4S AH ...",
-        fill_without={0: "H", 2: "S"},
-    )
-    st = deal("rifki", hs, plays="2S 3S 2H 4S | AH KH")
+    st = deal("rifki", RIFKI_EXAMPLE, plays=f"{RIFKI_EXAMPLE_PLAYS} KH")
     assert not st.over  # KH has fallen but the trick goes on
     st = finish_trick(st)
     assert st.over
