@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from helpers import PLAYERS, SEED, first_legal, hands, new_game, ok, play_deal_out, start_deal
+from rule_book import BOOK_RULE
 
 from domain.cards import names_of
 from domain.game import Declare, Play
@@ -38,22 +39,6 @@ EXAMPLES = sorted(p for p in CONFORMANCE.glob("*.json") if not p.name.endswith("
 needs_shared = pytest.mark.skipif(
     not CONFORMANCE.is_dir(), reason=f"conformance examples not found at {CONFORMANCE}"
 )
-
-# Rule ids of the codes the conformance examples use (KING_RULES.md §10).
-RULE_OF = {
-    "must_follow_suit": "R-FOLLOW",
-    "must_beat": "R-NOBEAT",
-    "must_ruff": "R-RUFF",
-    "must_overtrump": "R-OVERTRUMP",
-    "must_raise_trump": "R-RAISE",
-    "trump_not_broken": "R-TRUMPLEAD",
-    "akq_sequence": "R-AKQ",
-    "hearts_not_broken": "R-HEARTLEAD",
-    "must_discard_penalty": "R-DISCARD",
-    "must_drop_penalty": "R-DROP",
-    "contract_exhausted": "R-CAP",
-    "redeal_not_allowed": "R-WEAKHAND",
-}
 
 
 # --- running the command --------------------------------------------------------------------
@@ -159,8 +144,8 @@ def test_conformance_example(
     assert answer.status == (0 if expected["valid"] else 1)
     if not expected["valid"]:
         code = expected["error"]["code"]
-        if code in RULE_OF:
-            assert answer.error["rule"] == RULE_OF[code]
+        if code in BOOK_RULE:
+            assert answer.error["rule"] == BOOK_RULE[code]
         assert answer.error["message"]
 
 

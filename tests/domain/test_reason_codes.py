@@ -27,6 +27,7 @@ from helpers import (
     whole_deal,
     why,
 )
+from rule_book import BOOK_RULE
 
 from domain.cards import CARD_NAMES
 from domain.deal import DealState
@@ -36,21 +37,6 @@ from domain.record import check_record, to_record
 from domain.rules import Rules
 from domain.violations import RULE_OF_CODE, Violation
 
-# The codes and rule ids as the rule book (§10) gives them.
-BOOK_RULE = {
-    "must_follow_suit": "R-FOLLOW",
-    "must_beat": "R-NOBEAT",
-    "must_ruff": "R-RUFF",
-    "must_overtrump": "R-OVERTRUMP",
-    "must_raise_trump": "R-RAISE",
-    "trump_not_broken": "R-TRUMPLEAD",
-    "akq_sequence": "R-AKQ",
-    "hearts_not_broken": "R-HEARTLEAD",
-    "must_discard_penalty": "R-DISCARD",
-    "must_drop_penalty": "R-DROP",
-    "contract_exhausted": "R-CAP",
-    "redeal_not_allowed": "R-WEAKHAND",
-}
 # §10 gives no_right_left as "(R-MODE/R-ORDER)": either is right.
 NO_RIGHT_LEFT_RULES = ("R-ORDER", "R-MODE")
 # Codes for which the rule book names no rule: the engine's choice, pinned here so that a change
