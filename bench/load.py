@@ -793,6 +793,7 @@ def main(argv: list[str] | None = None) -> int:
         default=30,
         help="end a play phase in which no action was accepted for this long (default 30)",
     )
+    parser.add_argument("--runs-out", default=None, help="append each run's result (JSON lines)")
     parser.add_argument("--profile", action="store_true", help="and profile a pg1 server")
     options = parser.parse_args(args_in)
     # a terminated run still stops its children and drops its schemas (the finally blocks)
@@ -820,6 +821,9 @@ def main(argv: list[str] | None = None) -> int:
         for config in configs:
             result = run_once(config, options)
             runs[config].append(result)
+            if options.runs_out:  # each run as it ends: a long run stopped midway is not lost
+                with open(options.runs_out, "a") as f:
+                    f.write(json.dumps(result) + "\n")
             say(
                 f"  round {n + 1} {config:<6} {result['actions_per_second']:>7.1f} actions/s  "
                 f"{result['actions']} actions in {result['seconds']} s, "
@@ -841,6 +845,9 @@ def main(argv: list[str] | None = None) -> int:
             say(f"  profiling a {target} server (one more run, not in the figures)")
             profiled = run_once(target, options, profile=out)
             profile = {"config": target, "run": profiled, **summarise_profile(out)}
+            if options.runs_out:
+                with open(options.runs_out, "a") as f:
+                    f.write(json.dumps({"profile": profile}) + "\n")
     result = {
         "benchmark": "load",
         "tables": options.tables,
