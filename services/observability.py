@@ -34,6 +34,10 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
+    # Libraries that log every request or job firing at INFO would drown the service's own
+    # lines (a line per push request, per scheduler tick): only their warnings get through.
+    for chatty in ("httpx", "httpcore", "apscheduler"):
+        logging.getLogger(chatty).setLevel(max(numeric, logging.WARNING))
 
 
 def get_logger(name: str) -> Any:
