@@ -1,5 +1,5 @@
 """Real `king serve` processes for the multi-process suites: start one with its log in a file,
-kill it with SIGKILL, read its JSON log lines; a PostgreSQL schema of its own; and the checks
+kill it with SIGKILL, read its JSON log lines; and the checks
 after a tournament (every game audits, nothing paired or started twice)."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,21 +16,17 @@ from typing import Any
 import httpx
 import orjson
 
+from tests.service import helpers
+
 ROOT = Path(__file__).resolve().parents[1]
-ADMIN = "test-admin-token-0123456789"
-HEADERS = {"authorization": f"Bearer {ADMIN}"}
+ADMIN = helpers.ADMIN
+HEADERS = helpers.ADMIN_HEADERS
 GUARD = 600.0  # seconds: only a guard against a hung test, never a performance bound
 
 
 def wait_for(predicate: Any, what: str, guard: float = GUARD) -> Any:
-    end = time.monotonic() + guard
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.1)
+    """The suites' wait, with the longer guard that whole tournaments need."""
+    return helpers.wait_for(predicate, what, guard)
 
 
 def free_port() -> int:
