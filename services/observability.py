@@ -76,6 +76,14 @@ class Metrics:
             "king_audit_failures_total", "Game audits that found a problem", registry=r
         )
         self.live_games = Gauge("king_live_games", "Games the driver is running", registry=r)
+        self.feed_position = Gauge(
+            "king_feed_position",
+            "Last position of the store's feed this process has followed (the feed watcher)",
+            registry=r,
+        )
+        self.feed_errors = Counter(
+            "king_feed_errors_total", "Failed reads of the store's feed by the watcher", registry=r
+        )
         self.push_failures = Counter(
             "king_push_failures_total",
             "Push requests without a usable reply",

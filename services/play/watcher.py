@@ -63,11 +63,13 @@ class StoreWatcher:
     ) -> None:
         self.store = store
         self.games = games
+        self.metrics = games.metrics
         self.driver = driver
         self.poll_seconds = poll_seconds
         self._subscription: CatchUpSubscription | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = threading.Event()
 
     @property
     def running(self) -> bool:
@@ -76,14 +78,17 @@ class StoreWatcher:
     async def start(self) -> None:
         """Follow the feed from its head now: what came before is in the store for any reader."""
         self._loop = asyncio.get_running_loop()
+        self._stopping.clear()
         head = await asyncio.to_thread(self.store.head_position)
         self._subscription = self.store.subscribe(
             head + 1, poll_interval=self.poll_seconds, upcast=False
         )
+        self.metrics.feed_position.set(head)
         self._thread = threading.Thread(target=self._follow, name="store-watcher", daemon=True)
         self._thread.start()
 
     async def stop(self) -> None:
+        self._stopping.set()
         if self._subscription is not None:
             self._subscription.close()
         if self._thread is not None:
@@ -100,9 +105,12 @@ class StoreWatcher:
                 failures = 0
             except Exception as exc:  # the database away for a moment: wait, then go on
                 failures += 1
+                self.metrics.feed_errors.inc()
                 log.warning("watcher_error", error=type(exc).__name__, detail=str(exc)[:200])
-                threading.Event().wait(min(self.poll_seconds * 2**failures, 30.0))
+                self._stopping.wait(min(self.poll_seconds * 2**failures, 30.0))
                 continue
+            if batch:
+                self.metrics.feed_position.set(batch[-1].position)
             changes = game_changes(batch)
             if changes.versions:
                 try:

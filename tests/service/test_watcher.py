@@ -16,7 +16,7 @@ from services.app import create_app
 from services.botkit import PullBot, strategy_decider
 from services.play.watcher import game_changes
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import LiveServer, create_game, create_player, wait_over
+from tests.service.helpers import LiveServer, create_game, create_player, wait_for, wait_over
 
 HOUSE4 = ["house:random", "house:heuristic", "house:random", "house:heuristic"]
 
@@ -66,6 +66,16 @@ def test_a_game_started_on_an_api_only_process_is_played_by_the_driver_of_anothe
         assert b.get(f"/api/v1/games/{game_id}/audit").json()["ok"]
         ready = a.get("/health/ready").json()
         assert ready["checks"] == {"database": "ok", "feed": "ok"}, ready
+        # The API process followed the feed up to the game's last event.
+        events = b.get(f"/api/v1/games/{game_id}/events?follow=false").text.count("event: ")
+        assert events > 100
+
+        def followed() -> float:
+            metrics = a.get("/metrics").text
+            line = next(x for x in metrics.splitlines() if x.startswith("king_feed_position "))
+            return float(line.split()[1])
+
+        wait_for(lambda: followed() >= events, "the watcher to follow the feed")
 
 
 @pytest.mark.slow  # on SQLite every hop between the processes waits for a poll
