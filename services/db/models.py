@@ -46,4 +46,19 @@ class GameRow(SQLModel, table=True):
     updated_at: datetime
 
 
-APP_TABLES = (PlayerRow.__table__, TokenRow.__table__, GameRow.__table__)  # type: ignore[attr-defined]
+class GameSeatRow(SQLModel, table=True):
+    """Who sat where when the table was made: finds a player's games without reading them all."""
+
+    __tablename__ = "king_game_seats"
+
+    game_id: str = Field(primary_key=True, max_length=64)
+    seat: int = Field(primary_key=True)
+    player_id: str = Field(index=True, max_length=60)
+
+
+APP_TABLES = (
+    PlayerRow.__table__,  # type: ignore[attr-defined]
+    TokenRow.__table__,  # type: ignore[attr-defined]
+    GameRow.__table__,  # type: ignore[attr-defined]
+    GameSeatRow.__table__,  # type: ignore[attr-defined]
+)

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import Engine, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from domain.game import (
     Abandon,
@@ -33,7 +33,7 @@ from domain.rules import BadRuleOption, Rules
 from domain.view import Action, seat_view
 from domain.violations import Violation
 from eventstore import RecordedEvent
-from services.db.models import GameRow
+from services.db.models import GameRow, GameSeatRow
 from services.identity import Player, PlayerService, Principal
 from services.observability import Metrics, get_logger
 from services.play.house import HouseBots, check_house, house_owner, is_house
@@ -189,16 +189,12 @@ class GameService:
         query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id)  # type: ignore[attr-defined]
         if status is not None:
             query = query.where(GameRow.status == status)  # type: ignore[arg-type]
+        if player is not None:
+            tables = select(col(GameSeatRow.game_id)).where(col(GameSeatRow.player_id) == player)
+            query = query.where(GameRow.id.in_(tables))  # type: ignore[attr-defined]
         with Session(self.read_engine) as session:
-            if player is None:
-                rows = session.execute(query.limit(limit).offset(offset)).scalars().all()
-                return [_info(r) for r in rows]
-            found: list[GameInfo] = []
-            for row in session.execute(query).scalars():
-                info = _info(row)
-                if player in info.seats:
-                    found.append(info)
-            return found[offset : offset + limit]
+            rows = session.execute(query.limit(limit).offset(offset)).scalars().all()
+            return [_info(r) for r in rows]
 
     async def list_games(
         self, status: str | None, player: str | None, limit: int = 50, offset: int = 0
@@ -262,6 +258,10 @@ class GameService:
             if session.get(GameRow, game_id) is not None or self.repo.exists(game_id):
                 raise Conflict(f"game {game_id!r} exists already")
             session.add(row)
+            session.add_all(
+                GameSeatRow(game_id=game_id, seat=seat, player_id=owner)
+                for seat, owner in enumerate(seats)
+            )
             session.commit()
             return _info(row)
 
