@@ -52,6 +52,16 @@ class MigrationSet:
     def is_current(self, engines: Engines) -> bool:
         return self.current_revision(engines.write) == self.head_revision()
 
+    def is_compatible(self, engine: Engine) -> bool:
+        """At this code's head, or ahead of it. Migrations are additive, so a revision this
+        code does not ship is a newer one it still works on: during a rolling upgrade the old
+        processes keep starting after `king db upgrade` has run."""
+        found = self.current_revision(engine)
+        if found is None or found == self.head_revision():
+            return found is not None
+        known = {s.revision for s in ScriptDirectory.from_config(self.config()).walk_revisions()}
+        return found not in known
+
     def upgrade_engines(self, engines: Engines, revision: str = "head") -> None:
         """Upgrade the database behind `engines` to `revision`."""
         if engines.kind == "postgresql" and engines.settings.pg_schema:
@@ -105,6 +115,10 @@ def head_revision() -> str:
 
 def current_revision(engine: Engine) -> str | None:
     return STORE_MIGRATIONS.current_revision(engine)
+
+
+def is_compatible(engine: Engine) -> bool:
+    return STORE_MIGRATIONS.is_compatible(engine)
 
 
 def upgrade_engines(engines: Engines, revision: str = "head") -> None:

@@ -34,7 +34,7 @@ from eventstore.errors import (
     StreamNotFound,
     VersionConflict,
 )
-from eventstore.migrate import current_revision, head_revision, upgrade_engines
+from eventstore.migrate import current_revision, head_revision, is_compatible, upgrade_engines
 from eventstore.projections import ProjectionTransaction
 from eventstore.records import (
     AppendRequest,
@@ -115,7 +115,7 @@ class EventStore:
                 upgrade_engines(engines)
             else:
                 found = current_revision(engines.write)
-                if found != head_revision():
+                if not is_compatible(engines.write):
                     raise SchemaError(
                         f"database schema is at {found!r}, this code needs {head_revision()!r}: "
                         "run `king db upgrade` (eventstore.migrate.upgrade)"

@@ -15,6 +15,7 @@ from eventstore import EventStore, SchemaError, StoreSettings
 from eventstore import migrate as store_migrate
 from eventstore.backends import create_engines
 from services.db import migrate as app_migrate
+from services.db.seats import fill_missing_seats
 from services.errors import UserError
 from services.settings import Settings
 
@@ -40,6 +41,7 @@ def upgrade_all(settings: Settings) -> None:
         engines = create_engines(url, store_settings(settings))
         try:
             app_migrate.upgrade_engines(engines)
+            fill_missing_seats(engines.write)
         finally:
             engines.dispose()
     except (SQLAlchemyError, OSError, ValueError) as exc:
@@ -60,10 +62,11 @@ def open_store(settings: Settings) -> EventStore:
     try:
         if settings.is_sqlite:
             app_migrate.upgrade_engines(store.engines)
-        elif not app_migrate.is_current(store.engines):
+        elif not app_migrate.is_compatible(store.engines):
             raise UserError(
                 "the service's tables are not at the current schema: run `king db upgrade`"
             )
+        fill_missing_seats(store.engines.write)
     except SQLAlchemyError as exc:
         store.close()
         raise UserError(f"cannot open the service's tables: {_first_line(exc)}") from None

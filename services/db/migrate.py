@@ -25,5 +25,6 @@ def upgrade_engines(engines: Engines, revision: str = "head") -> None:
     APP_MIGRATIONS.upgrade_engines(engines, revision)
 
 
-def is_current(engines: Engines) -> bool:
-    return APP_MIGRATIONS.is_current(engines)
+def is_compatible(engines: Engines) -> bool:
+    """At this code's head or ahead of it (a newer, additive schema)."""
+    return APP_MIGRATIONS.is_compatible(engines.write)

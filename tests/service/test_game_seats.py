@@ -16,6 +16,7 @@ from eventstore.backends import create_engines
 from services.app import create_app
 from services.database import store_settings, upgrade_all
 from services.db.migrate import upgrade_engines
+from services.db.seats import fill_missing_seats
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, create_player
 
@@ -86,3 +87,30 @@ def test_listing_by_player_equals_a_scan_of_every_game(
         assert len(page) == 5 and {g["id"] for g in page}.isdisjoint(g["id"] for g in rest)
         assert len(page) + len(rest) == 12
         assert client.get("/api/v1/games", headers=ADMIN_HEADERS).status_code == 200
+
+
+def test_a_game_made_by_an_older_release_gets_its_seats_when_a_process_starts(
+    backend_settings: SettingsFactory,
+) -> None:
+    settings = backend_settings()
+    upgrade_all(settings)
+    engines = create_engines(settings.url, store_settings(settings))
+    try:
+        with engines.write.begin() as conn:  # what a process without the index wrote
+            conn.execute(
+                sa.text(
+                    "INSERT INTO king_games (id, status, seats, rules, decision_ms, "
+                    "client_seed, created_by, created_at, updated_at) VALUES "
+                    "('old', 'over', :seats, '{}', 1000, '', 'admin', :now, :now)"
+                ),
+                {
+                    "seats": orjson.dumps(["ada", "bo", "cem", "dee"]).decode(),
+                    "now": datetime.now(UTC),
+                },
+            )
+        with TestClient(create_app(settings)) as client:
+            listed = client.get("/api/v1/games", params={"player": "cem"}).json()
+            assert [g["id"] for g in listed] == ["old"]
+        assert fill_missing_seats(engines.write) == 0  # nothing left to fill
+    finally:
+        engines.dispose()

@@ -1,0 +1,34 @@
+"""Repair of the seats index: games whose row has no seat rows get them.
+
+New tables write their seats with the row. A game created by a process of a release before the
+index (during a rolling upgrade) has none; `king db upgrade` and every process start fill them
+in, so a player's game list is complete again once the rollout has finished.
+"""
+
+from __future__ import annotations
+
+import orjson
+from sqlalchemy import Engine, insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
+
+from services.db.models import GameRow, GameSeatRow
+
+
+def fill_missing_seats(engine: Engine) -> int:
+    """Add the seat rows of games that have none; the number of games filled in."""
+    indexed = select(col(GameSeatRow.game_id))
+    query = select(col(GameRow.id), col(GameRow.seats)).where(col(GameRow.id).not_in(indexed))
+    try:
+        with engine.begin() as conn:
+            missing = conn.execute(query).all()
+            rows = [
+                {"game_id": game_id, "seat": seat, "player_id": owner}
+                for game_id, seats in missing
+                for seat, owner in enumerate(orjson.loads(seats))
+            ]
+            if rows:
+                conn.execute(insert(GameSeatRow), rows)
+    except IntegrityError:  # another process filled them in at the same moment
+        return 0
+    return len(missing)
