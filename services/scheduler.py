@@ -46,7 +46,7 @@ from tournament.model import HOUSE_BOT_PREFIX
 from tournament.pairing.export import input_to_json, round_to_json
 from tournament.pairing.round_robin import RoundRobinInput
 from tournament.planning import current_standings, swiss_input
-from tournament.ratings import LeaderboardRow, RatedGame, fold, leaderboard
+from tournament.ratings import LeaderboardRow, RatedGame, Ratings, fold, leaderboard
 from tournament.runner import (
     GameFactory,
     GameSpec,
@@ -221,6 +221,8 @@ class TournamentDesk:
         self.runner = TournamentRunner(
             store, repo, drive_games=False, game_factory=self._factory_for_runner()
         )
+        # The last leaderboard fold, under the tournament streams' versions it was made from.
+        self._ratings: tuple[tuple[tuple[str, int], ...], Ratings] | None = None
 
     def _factory_for_runner(self) -> GameFactory:
         return self.factory
@@ -442,11 +444,16 @@ class TournamentDesk:
         return out
 
     def leaderboard(self, limit: int, min_games: int) -> tuple[LeaderboardRow, ...]:
-        games: list[RatedGame] = []
-        for tid in self.ids():
-            for result in self.runner.load(tid).results:
-                games.append(RatedGame.from_result(result))
-        rows = leaderboard(fold(games), None, min_games)
+        """Ratings over every recorded game. Refolded only when a tournament's stream has
+        moved since the last call (one version read per tournament, not a replay of each)."""
+        key = tuple((tid, self.store.stream_version(tournament_stream(tid))) for tid in self.ids())
+        cached = self._ratings
+        if cached is None or cached[0] != key:
+            games: list[RatedGame] = []
+            for tid, _version in key:
+                games.extend(RatedGame.from_result(r) for r in self.runner.load(tid).results)
+            cached = self._ratings = (key, fold(games))
+        rows = leaderboard(cached[1], None, min_games)
         kept = [r for r in rows if not r.player.startswith(HOUSE_BOT_PREFIX)]
         return tuple(kept[:limit])
 

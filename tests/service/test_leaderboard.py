@@ -1,0 +1,29 @@
+"""The leaderboard is folded again only when a tournament's stream has moved: a new
+tournament's games show at once, and an unchanged store gives the same answer."""
+
+from __future__ import annotations
+
+from eventstore import EventStore
+from services.container import build_services
+from tests.service.conftest import SettingsFactory
+from tournament.runner import TournamentRunner, parse_players
+
+
+def test_the_leaderboard_follows_new_tournaments(make_settings: SettingsFactory) -> None:
+    settings = make_settings()
+    with EventStore.open(settings.url) as store:
+        desk = build_services(settings, store).tournaments
+        assert desk is not None
+        local = TournamentRunner(store)  # tournaments played here, read by the service's desk
+        players = parse_players("random*2,heuristic*2")
+        local.create("first", players, rounds=1, seed="a")
+        local.run("first")
+        once = desk.leaderboard(100, 0)
+        assert sorted(r.games for r in once) == [1, 1, 1, 1]
+        assert desk.leaderboard(100, 0) == once
+        local.create("second", players, rounds=2, seed="b")
+        local.run("second")
+        twice = desk.leaderboard(100, 0)
+        assert sorted(r.games for r in twice) == [3, 3, 3, 3]
+        fresh = build_services(settings, store).tournaments
+        assert fresh is not None and fresh.leaderboard(100, 0) == twice
