@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -97,8 +98,14 @@ class CatchUpSubscription:
             return
         try:
             listener = self._listen()
-            for _ in listener.notifies(timeout=self._poll_interval, stop_after=1):
-                pass
+            # In slices of at most a second, so that `close()` ends a long wait soon.
+            end = time.monotonic() + self._poll_interval
+            while not self._stopped.is_set():
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                if any(True for _ in listener.notifies(timeout=min(left, 1.0), stop_after=1)):
+                    return
         except Exception:  # a broken wake-up channel only means plain polling
             self._close_listener()
             self._stopped.wait(self._poll_interval)

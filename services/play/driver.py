@@ -26,6 +26,7 @@ from services.play.views import ViewCache
 from tournament.games import GameNotFound, stream_id
 
 log = get_logger("king.driver")
+SAFETY_POLLS = 5  # poll intervals between re-reads of a game that waits for a pull seat
 
 
 def iso(epoch: float) -> str:
@@ -174,8 +175,12 @@ class GameDriver:
             if remaining <= 0:
                 await games.strike_at(game_id, seat, state.version, TIMEOUT)
                 return
-            if await games.notifier.wait(game_id, state.version, min(remaining, self.poll_seconds)):
+            # The feed watcher wakes this wait for a move posted to any process; the re-read
+            # after a quiet interval is only a safety net, so it need not come often.
+            quiet = self.poll_seconds * SAFETY_POLLS
+            if await games.notifier.wait(game_id, state.version, min(remaining, quiet)):
                 return
             version = await asyncio.to_thread(store.stream_version, stream_id(game_id))
             if version != state.version:
+                games.notifier.notify(game_id, version)  # the cached state is behind
                 return

@@ -328,7 +328,12 @@ class GameService:
     # --- reading ----------------------------------------------------------------------
 
     async def load(self, game_id: str) -> GameState:
-        return await asyncio.to_thread(self.repo.load, game_id)
+        state = await asyncio.to_thread(self.repo.load, game_id)
+        if game_id in self._states and state.version > self.notifier.version(game_id):
+            # Another process wrote and the feed has not said so yet: from now on the cached
+            # state is known to be behind, and waiters here see the news.
+            self.notifier.notify(game_id, state.version)
+        return state
 
     async def load_fresh(self, game_id: str) -> GameState:
         """The state after this process's last write when nothing newer is known, else a load.
@@ -434,6 +439,11 @@ class GameService:
             raise Forbidden("the admin token holds no seat: act with the player's token")
         async with self._lock(game_id):
             state = await self.load_fresh(game_id)
+            behind = expected_version is not None and expected_version != state.version
+            if behind or state.to_move not in self.seats_of(state, principal.player_id):
+                # Before refusing, make sure the state is not this process's cache lagging
+                # behind a write by another process.
+                state = await self.load(game_id)
             mine = self.seats_of(state, principal.player_id)
             if seat is None:
                 if not mine:

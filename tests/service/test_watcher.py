@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -16,7 +17,14 @@ from services.app import create_app
 from services.botkit import PullBot, strategy_decider
 from services.play.watcher import game_changes
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import LiveServer, create_game, create_player, wait_for, wait_over
+from tests.service.helpers import (
+    LiveServer,
+    bearer,
+    create_game,
+    create_player,
+    wait_for,
+    wait_over,
+)
 
 HOUSE4 = ["house:random", "house:heuristic", "house:random", "house:heuristic"]
 
@@ -98,3 +106,37 @@ def test_a_pull_bot_on_one_process_plays_house_bots_driven_by_another(
     finally:
         api.stop()
         driving.stop()
+
+
+def test_an_action_is_judged_on_the_stored_state_not_a_lagging_cache(
+    backend_settings: SettingsFactory,
+) -> None:
+    """Four people move in turn, alternately through two processes whose feed watchers wait
+    a minute between looks: each process's cache is behind the other's last write, and every
+    action with the right version is still taken (not refused as out of date)."""
+    slow = {"run_driver": False, "run_scheduler": False, "poll_seconds": 60.0}
+    with (
+        TestClient(create_app(backend_settings(**slow))) as a,
+        TestClient(create_app(backend_settings(**slow))) as b,
+        TestClient(create_app(backend_settings(**slow))) as reader,  # looks, never writes
+    ):
+        names = ["ada", "bo", "cem", "dee"]
+        tokens = {n: create_player(reader, n) for n in names}
+        game_id = create_game(reader, tokens["ada"], names, rules={"mode": "short12"})
+
+        def seat_view(seat: int) -> dict[str, Any]:
+            token = tokens[names[seat]]
+            r = reader.get(f"/api/v1/games/{game_id}/seats/{seat}", headers=bearer(token))
+            return dict(r.json())
+
+        for step in range(12):
+            writer = (a, b)[step % 2]
+            seat = seat_view(0)["view"]["to_move"]
+            view = seat_view(seat)
+            action = {**view["view"]["legal"][0], "version": view["version"]}
+            r = writer.post(
+                f"/api/v1/games/{game_id}/actions",
+                json=action,
+                headers=bearer(tokens[names[seat]]),
+            )
+            assert r.status_code == 200, (step, r.status_code, r.text)
