@@ -24,9 +24,11 @@ from domain.game import (
     Abandon,
     Command,
     GameState,
+    InconsistentEvent,
     Phase,
     RecordStrike,
     Substitute,
+    apply,
     decide,
 )
 from domain.rules import BadRuleOption, Rules
@@ -40,7 +42,13 @@ from services.play.house import HouseBots, check_house, house_owner, is_house
 from services.play.notifier import Notifier
 from services.play.views import ViewCache
 from services.settings import Settings
-from tournament.games import GameExists, GameNotFound, GameRepository, Outcome
+from tournament.games import (
+    GameExists,
+    GameNotFound,
+    GameRepository,
+    Outcome,
+    to_domain_event,
+)
 
 GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MIN_DECISION_SECONDS = 0.05
@@ -397,6 +405,27 @@ class GameService:
         if tail[0].version > after_version + 1 or tail[-1].version < after_version:
             return None
         return [r for r in tail if r.version > after_version], state
+
+    def absorb(self, game_id: str, records: Sequence[RecordedEvent]) -> None:
+        """Events of a game that the feed brought (written by any process): carry this
+        process's recent tail and state forward, so its streams and checks need no read.
+        Only for a game already cached here, and only when the events follow on."""
+        tail = self._tails.get(game_id)
+        state = self._states.get(game_id)
+        if not tail or state is None or state.version != tail[-1].version:
+            return
+        fresh = [r for r in records if r.version > state.version]
+        if not fresh or fresh[0].version != state.version + 1:
+            return  # nothing new, or a gap: the next read fills it from the store
+        try:
+            for r in fresh:
+                state = apply(state, to_domain_event(r))
+        except (InconsistentEvent, ValueError, KeyError, TypeError):
+            self.forget(game_id)  # never serve a state the store does not give
+            return
+        tail.extend(fresh)
+        del tail[:-TAIL_EVENTS]
+        self._states[game_id] = state
 
     def forget(self, game_id: str) -> None:
         self._tails.pop(game_id, None)

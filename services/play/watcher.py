@@ -36,20 +36,22 @@ _OVER = "seed_revealed"
 @dataclass(frozen=True, slots=True)
 class GameChanges:
     """What a batch of the feed says about games: each one's newest version, those created
-    and those over in it."""
+    and those over in it, and each one's events in order."""
 
     versions: dict[str, int]
     created: list[str]
     over: list[str]
+    records: dict[str, list[RecordedEvent]]
 
 
 def game_changes(batch: Sequence[RecordedEvent]) -> GameChanges:
-    changes = GameChanges({}, [], [])
+    changes = GameChanges({}, [], [], {})
     for recorded in batch:
         if not recorded.stream_id.startswith(STREAM_PREFIX):
             continue
         game_id = recorded.stream_id[len(STREAM_PREFIX) :]
         changes.versions[game_id] = max(changes.versions.get(game_id, 0), recorded.version)
+        changes.records.setdefault(game_id, []).append(recorded)
         if recorded.type == _CREATED:
             changes.created.append(game_id)
         elif recorded.type == _OVER:
@@ -80,9 +82,7 @@ class StoreWatcher:
         self._loop = asyncio.get_running_loop()
         self._stopping.clear()
         head = await asyncio.to_thread(self.store.head_position)
-        self._subscription = self.store.subscribe(
-            head + 1, poll_interval=self.poll_seconds, upcast=False
-        )
+        self._subscription = self.store.subscribe(head + 1, poll_interval=self.poll_seconds)
         self.metrics.feed_position.set(head)
         self._thread = threading.Thread(target=self._follow, name="store-watcher", daemon=True)
         self._thread.start()
@@ -121,6 +121,7 @@ class StoreWatcher:
     def _deliver(self, changes: GameChanges) -> None:
         notifier = self.games.notifier
         for game_id, version in changes.versions.items():
+            self.games.absorb(game_id, changes.records[game_id])
             notifier.notify(game_id, version)
         for game_id in changes.created:
             self.driver.launch(game_id)  # a no-op without a running driver or when known

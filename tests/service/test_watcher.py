@@ -13,7 +13,7 @@ import pytest
 from litestar.testing import TestClient
 
 from eventstore import RecordedEvent
-from services.app import create_app
+from services.app import create_app, services_of
 from services.botkit import PullBot, strategy_decider
 from services.play.watcher import game_changes
 from tests.service.conftest import SettingsFactory
@@ -140,3 +140,40 @@ def test_an_action_is_judged_on_the_stored_state_not_a_lagging_cache(
                 headers=bearer(tokens[names[seat]]),
             )
             assert r.status_code == 200, (step, r.status_code, r.text)
+
+
+def test_the_feed_carries_a_processes_cached_state_forward(
+    backend_settings: SettingsFactory,
+) -> None:
+    """Moves written by one process reach the other's cache through the feed: its recent
+    events and state then equal the store's, so its streams serve them without a read."""
+    api = create_app(backend_settings(run_driver=False, run_scheduler=False))
+    other = create_app(backend_settings(run_driver=False, run_scheduler=False))
+    with TestClient(api) as a, TestClient(other) as b:
+        names = ["ada", "bo", "cem", "dee"]
+        tokens = {n: create_player(a, n) for n in names}
+        game_id = create_game(a, tokens["ada"], names, rules={"mode": "short12"})
+
+        def act(client: TestClient[Any]) -> int:
+            seat = a.get(f"/api/v1/games/{game_id}/seats/0", headers=bearer(tokens["ada"]))
+            to_move = seat.json()["view"]["to_move"]
+            token = tokens[names[to_move]]
+            view = a.get(f"/api/v1/games/{game_id}/seats/{to_move}", headers=bearer(token)).json()
+            r = client.post(
+                f"/api/v1/games/{game_id}/actions",
+                json={**view["view"]["legal"][0], "version": view["version"]},
+                headers=bearer(token),
+            )
+            assert r.status_code == 200, r.text
+            return int(r.json()["version"])
+
+        mine = act(a)  # `api` writes: it caches the game's tail and state
+        theirs = [act(b) for _ in range(3)][-1]  # then the other process writes
+        games = services_of(api).games
+        wait_for(lambda: games.notifier.version(game_id) == theirs, "the feed to bring them")
+        recent = games.recent(game_id, mine)
+        assert recent is not None, "served from the cache, not the store"
+        records, state = recent
+        stored = services_of(api).repo.events(game_id, mine + 1)
+        assert [r.event_id for r in records] == [r.event_id for r in stored]
+        assert state == services_of(other).repo.load(game_id) and state.version == theirs
