@@ -326,12 +326,19 @@ def test_next_batch_returns_what_committed_and_waits_only_when_nothing_did(
     sub = store.subscribe(1, poll_interval=0.05)
     assert [e.position for e in sub.next_batch()] == [1, 2]
     assert sub.next_batch() == []  # waited one interval: nothing came
-    # A reader already waiting gets what commits during its wait.
-    waiting = store.subscribe(3, poll_interval=1.0)
+    # A reader already waiting gets what commits during its wait (or at its next look: on
+    # a loaded machine the append may outlast one wait).
+    waiting = store.subscribe(3, poll_interval=0.5)
     woken: list[list[int]] = []
-    thread = threading.Thread(
-        target=lambda: woken.append([e.position for e in waiting.next_batch()])
-    )
+
+    def wait_for_it() -> None:
+        for _ in range(120):
+            batch = waiting.next_batch()
+            if batch:
+                woken.append([e.position for e in batch])
+                return
+
+    thread = threading.Thread(target=wait_for_it)
     thread.start()
     store.append("h", [ev(3)], NO_STREAM)
     thread.join(30)
