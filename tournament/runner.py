@@ -237,7 +237,12 @@ class TournamentRunner:
         if fill not in ("bye", "house_bot"):
             raise ValueError("fill is bye or house_bot")
         if bye_points != "mean":
-            Fraction(bye_points)  # refuse a bye score that is not a number now
+            try:  # refuse a bye score that is not a number now
+                Fraction(bye_points)
+            except (ValueError, ZeroDivisionError):
+                raise ValueError(
+                    f"bye_points {bye_points!r} is not a number (e.g. 1, 1/2)"
+                ) from None
         make_strategy(house_strategy, 0)  # refuse an unknown house strategy now
         for p in players:
             if p.kind == "builtin":

@@ -246,6 +246,8 @@ def test_pause_resume_and_problem_details(
             {**base, "players": [{"strategy": "random"}]},
             {**base, "rules": {"mode": "nonsense"}},
             {**base, "bye_points": "lots"},
+            {**base, "bye_points": "1/0"},  # a 500 once (ZeroDivisionError), found by the fuzz
+            {**base, "secret": "not-hex"},
             {**base, "start_at": "2030-01-01T00:00:00"},
             {**base, "id": "../x"},
             {**base, "extra": 1},

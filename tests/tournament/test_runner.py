@@ -153,6 +153,13 @@ def test_a_malformed_secret_is_refused_and_nothing_is_created(
     assert store.stream_ids() == [] and store.unseal("tournament-secret:bad") is None
 
 
+@pytest.mark.parametrize("bye_points", ["1/0", "x", "", "1/2/3"])
+def test_a_bye_score_that_is_not_a_number_is_refused(store: EventStore, bye_points: str) -> None:
+    with pytest.raises(ValueError, match="not a number"):
+        TournamentRunner(store).create("bye", parse_players("random*5"), bye_points=bye_points)
+    assert store.stream_ids() == []
+
+
 def test_a_create_that_crashed_after_sealing_keeps_its_secret(store: EventStore) -> None:
     store.seal("tournament-secret:half", "11" * 32)  # the crash: sealed, no stream
     runner = TournamentRunner(store)
