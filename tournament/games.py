@@ -210,16 +210,23 @@ class GameRepository:
         self._remember(game_id, state)
         return state
 
-    def execute(self, game_id: str, command: Command) -> Outcome:
+    def execute(self, game_id: str, command: Command, known_version: int | None = None) -> Outcome:
         """Decide `command` on the latest state and append its events (retrying on conflict).
 
         After the command, what the game does by itself follows in the same append: the next
         hands are dealt from the sealed seed, and the seed is revealed when the game ends.
+        `known_version`: the newest version the caller knows of; when the cached state is at
+        it, the first attempt decides on the cache without reading the stream (the append's
+        expected version still refuses a stale one, and a refusal is only ever given on a
+        state just read).
         """
-        for _ in range(MAX_RETRIES):
-            state = self.load(game_id)
+        for attempt in range(MAX_RETRIES):
+            cached = self._cached_at(game_id, known_version) if attempt == 0 else None
+            state = cached if cached is not None else self.load(game_id)
             decided = decide(state, command)
             if isinstance(decided, Violation):
+                if cached is not None:
+                    continue  # a refusal is judged on the stored state, never on the cache
                 return Outcome(state, (), (), decided)
             new_state = state
             for e in decided:
@@ -277,6 +284,13 @@ class GameRepository:
         if sealed is None:
             raise SeedMissing(f"the sealed seed of game {game_id!r} is missing")
         return bytes.fromhex(sealed)
+
+    def _cached_at(self, game_id: str, version: int | None) -> GameState | None:
+        if version is None:
+            return None
+        with self._lock:
+            cached = self._cache.get(game_id)
+        return cached if cached is not None and cached.version == version else None
 
     def _remember(self, game_id: str, state: GameState) -> None:
         with self._lock:

@@ -442,7 +442,8 @@ class GameService:
 
     async def _execute(self, game_id: str, command: Command) -> Outcome:
         start = time.perf_counter()
-        outcome = await asyncio.to_thread(self.repo.execute, game_id, command)
+        known = self.notifier.version(game_id) or None
+        outcome = await asyncio.to_thread(self.repo.execute, game_id, command, known)
         self.metrics.action_seconds.observe(time.perf_counter() - start)
         if outcome.events:
             self.metrics.appends.inc(len(outcome.events))

@@ -75,6 +75,41 @@ def test_refused_actions_append_nothing(repo: GameRepository) -> None:
     assert repo.store.stream_version(stream_id("g3")) == state.version
 
 
+def test_a_known_version_decides_on_the_cache_and_a_stale_cache_is_never_trusted(
+    repo: GameRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the version the caller knows, a command decides on the cached state without
+    reading the stream; when another writer moved the game on, the append refuses the stale
+    decision and the command is decided again on the stored state — and a command refused on
+    the stale cache but legal now is taken, not refused."""
+    state = repo.create("g9", PLAYERS)
+    reads: list[str] = []
+    read_stream = repo.store.read_stream
+    monkeypatch.setattr(
+        repo.store, "read_stream", lambda sid, **kw: reads.append(sid) or read_stream(sid, **kw)
+    )
+    seat = state.to_move
+    assert seat is not None
+    done = repo.execute("g9", seat_view(state, seat).legal[0].command(seat), state.version)
+    assert done.ok and reads == []  # decided on the cache: no read
+
+    # Another writer (another process) plays the next decision; this repo's cache is behind.
+    other = GameRepository(repo.store)
+    now = other.load("g9")
+    mover = now.to_move
+    assert mover is not None
+    assert other.execute("g9", seat_view(now, mover).legal[0].command(mover)).ok
+    moved = other.load("g9")
+    nxt = moved.to_move
+    assert nxt is not None and nxt != mover
+    # On the stale cache it is `mover`'s turn, so `nxt` would be refused there: it is taken.
+    action = seat_view(moved, nxt).legal[0].command(nxt)
+    outcome = repo.execute("g9", action, done.state.version)
+    assert outcome.ok, outcome.violation
+    assert outcome.state == other.load("g9") and outcome.state.version > moved.version
+    assert reads  # the stored state was read before deciding again
+
+
 def test_create_twice_and_unknown_games(repo: GameRepository) -> None:
     repo.create("g4", PLAYERS)
     with pytest.raises(GameExists):
