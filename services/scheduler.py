@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 import uuid
 import zlib
 from collections.abc import Sequence
@@ -66,6 +67,10 @@ CONTROL_TYPE = "tournament_control"
 START_CLAIM = "tournament-start:"
 LOCK_CLASS = 0x4B494E47  # "KING": the advisory lock's first key; the second is the schema's
 MAX_STEPS_PER_TICK = 200
+# How often a tick hands every live game to the driver. Games started here reach the driver
+# through the service's on_start callbacks and games started elsewhere through the feed
+# watcher; this sweep only catches what a crash or a missed wake-up left, so it runs rarely.
+LIVE_SWEEP_SECONDS = 15.0
 ADMIN = Principal(player_id=None, is_admin=True)
 
 
@@ -561,6 +566,7 @@ class TournamentScheduler:
         self._aps: Any = None
         self._tick_task: asyncio.Task[None] | None = None
         self._finished: set[str] = set()
+        self._swept_at: float | None = None
         self.last_error: str | None = None
 
     async def start(self) -> None:
@@ -618,7 +624,11 @@ class TournamentScheduler:
             log.warning("scheduler_lock_failing", error=type(exc).__name__)
         if self.leader != was:
             log.info("scheduler_leader" if self.leader else "scheduler_standby", owner=self.owner)
-        if self.driver.running:
+        now = time.monotonic()
+        if self.driver.running and (
+            self._swept_at is None or now - self._swept_at >= LIVE_SWEEP_SECONDS
+        ):
+            self._swept_at = now
             for game_id in await self.games.live_game_ids():
                 self.driver.launch(game_id)  # idempotent: a game already driven is skipped
         if not self.leader:

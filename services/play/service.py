@@ -380,16 +380,19 @@ class GameService:
         return turn
 
     def _remember(self, game_id: str, outcome: Outcome) -> None:
-        recorded = outcome.recorded
-        if not recorded:
-            return
+        if outcome.recorded:
+            self._keep(game_id, outcome.recorded, outcome.state)
+
+    def _keep(self, game_id: str, records: Sequence[RecordedEvent], state: GameState) -> None:
+        """Extend the game's recent tail with `records` (starting it afresh when they do not
+        follow on), trim it to TAIL_EVENTS, and keep `state` when it is the state at the last."""
         tail = self._tails.setdefault(game_id, [])
-        if tail and tail[-1].version + 1 != recorded[0].version:
+        if tail and tail[-1].version + 1 != records[0].version:
             tail.clear()
-        tail.extend(recorded)
+        tail.extend(records)
         del tail[:-TAIL_EVENTS]
-        if outcome.state.version == recorded[-1].version:
-            self._states[game_id] = outcome.state
+        if state.version == records[-1].version:
+            self._states[game_id] = state
 
     def recent(
         self, game_id: str, after_version: int
@@ -423,9 +426,7 @@ class GameService:
         except (InconsistentEvent, ValueError, KeyError, TypeError):
             self.forget(game_id)  # never serve a state the store does not give
             return
-        tail.extend(fresh)
-        del tail[:-TAIL_EVENTS]
-        self._states[game_id] = state
+        self._keep(game_id, fresh, state)
 
     def forget(self, game_id: str) -> None:
         self._tails.pop(game_id, None)
