@@ -1,7 +1,9 @@
 """Opening the databases: the event store and the service's own tables, on one URL.
 
-SQLite (the embedded default) is migrated at start; PostgreSQL must be upgraded beforehand
-with `king db upgrade` and is refused with a clear message when it is not.
+SQLite (the embedded default) is migrated at start. PostgreSQL is too, unless
+`KING_MIGRATE_AT_START=false` (the deployment files set it: there a one-shot `king db upgrade`
+runs before the servers), in which case an older schema is refused with a clear message. A
+schema newer than this code is used as it is (migrations are additive), never downgraded.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ def open_store(settings: Settings) -> EventStore:
     url = settings.url
     if settings.is_sqlite:
         _ensure_sqlite_dir(url)
+    elif settings.migrate_at_start and not _is_current(settings):
+        upgrade_all(settings)  # concurrent starts are serialised by the migrations' lock
     try:
         store = EventStore.open(url, settings=store_settings(settings), create=settings.is_sqlite)
     except SchemaError as exc:
@@ -74,6 +78,18 @@ def open_store(settings: Settings) -> EventStore:
         store.close()
         raise
     return store
+
+
+def _is_current(settings: Settings) -> bool:
+    """Both schemas at this code's head or ahead of it (a PostgreSQL database)."""
+    try:
+        engines = create_engines(settings.url, store_settings(settings))
+        try:
+            return store_migrate.is_compatible(engines.write) and app_migrate.is_compatible(engines)
+        finally:
+            engines.dispose()
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        raise UserError(f"cannot open the database: {_first_line(exc)}") from None
 
 
 def _first_line(exc: BaseException) -> str:

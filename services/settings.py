@@ -47,6 +47,11 @@ class Settings(BaseSettings):
     sqlite_synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = "FULL"
     log_level: str = "info"
     log_json: bool = True
+    migrate_at_start: bool = Field(
+        default=True,
+        description="upgrade an older PostgreSQL schema when the process starts (SQLite always "
+        "is); false: refuse it and leave upgrades to `king db upgrade`",
+    )
     run_driver: bool = True
     run_scheduler: bool = Field(
         default=True,

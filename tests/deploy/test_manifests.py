@@ -300,6 +300,17 @@ def serve_processes() -> list[Process]:
     return [p for p in PROCESSES if p.argv[:1] == ("serve",)]
 
 
+@pytest.mark.parametrize("process", serve_processes(), ids=lambda p: p.where)
+def test_servers_leave_the_schema_to_the_one_shot_upgrade(process: Process) -> None:
+    """`king serve` upgrades an old schema at start by default; here a one-shot `king db
+    upgrade` runs first, so the servers only check it (a rollout never migrates from a pod)."""
+    assert process.env.get("KING_MIGRATE_AT_START") == "false"
+    assert (
+        load_settings(migrate_at_start=process.env["KING_MIGRATE_AT_START"]).migrate_at_start
+        is False
+    )
+
+
 def health_paths() -> set[str]:
     """The paths HealthController serves, read from its source: importing it would pull in the
     whole service container, seconds for a few string constants."""
