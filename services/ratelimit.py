@@ -1,4 +1,10 @@
-"""Per-token rate limits (a token bucket per bearer token, or per client address without one).
+"""Per-token rate limits: a token bucket per recognised bearer token, else per client address.
+
+A token has a bucket of its own only once this process knows it (the admin token, or a player
+token it has authenticated before; no database read here). Any other request, with an unknown,
+made-up or malformed token or with none, draws on its client address's bucket, so inventing
+tokens buys no extra requests; a real token's first request in a process is charged to its
+address, after which it has its own bucket.
 
 Over the limit: 429 problem details with `Retry-After` (whole seconds). Health checks,
 metrics and the schema pages are not limited. Streams count once, when opened.
@@ -6,7 +12,6 @@ metrics and the schema pages are not limited. Streams count once, when opened.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from collections import OrderedDict
@@ -18,6 +23,7 @@ from services.schemas import Problem
 
 EXEMPT_PREFIXES = ("/health", "/metrics", "/schema")
 MAX_KEYS = 100_000
+MAX_TOKEN_LENGTH = 200  # longer bearer tokens are refused unread
 
 
 class TokenBuckets:
@@ -41,10 +47,35 @@ class TokenBuckets:
         return (1 - tokens) / self.rate
 
 
-def request_key(scope: dict[str, Any]) -> str:
+def bearer_token(scope: dict[str, Any]) -> str | None:
+    """The bearer token of the request as `deps` reads it, or None."""
     for name, value in scope.get("headers", ()):
         if name == b"authorization":
-            return "t:" + hashlib.sha256(value).hexdigest()[:24]
+            scheme, _, rest = bytes(value).decode("latin-1").partition(" ")
+            token = rest.strip()
+            if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
+                return None
+            return token
+    return None
+
+
+def _known_token_key(scope: dict[str, Any], token: str) -> str | None:
+    """The token's rate-limit key if this process already knows the token (memory only)."""
+    app = scope.get("app")
+    services = getattr(getattr(app, "state", None), "king", None) if app is not None else None
+    players = getattr(services, "players", None)
+    if players is None:
+        return None
+    principal = players.cached(token)
+    return None if principal is None else str(principal.token_key)
+
+
+def request_key(scope: dict[str, Any]) -> str:
+    token = bearer_token(scope)
+    if token is not None:
+        key = _known_token_key(scope, token)
+        if key is not None:
+            return "t:" + key
     client = scope.get("client")
     return "ip:" + (client[0] if client else "?")
 
@@ -67,7 +98,10 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
                 Problem(
                     title="too many requests",
                     status=429,
-                    detail=f"rate limit of {rate:g} requests/s per token: retry in {retry} s",
+                    detail=(
+                        f"rate limit of {rate:g} requests/s per token (per address without "
+                        f"a known token): retry in {retry} s"
+                    ),
                 )
             )
             await send(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import time
+from collections import OrderedDict
 from typing import Any
 
 from litestar import Request
@@ -12,10 +15,54 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 
 from services.container import Services
 from services.identity import Principal
+from services.ratelimit import MAX_TOKEN_LENGTH
 
 ServicesDep = NamedDependency[Services]
 PrincipalDep = NamedDependency[Principal]
 MaybePrincipalDep = NamedDependency[Principal | None]
+
+
+class RecentMisses:
+    """Tokens the database did not know, remembered briefly so a repeated bad token costs no
+    second read. Safe to cache: tokens are random, so one unknown now is not issued later, and
+    a revoked one stays revoked. Known tokens are cached by the PlayerService itself. Used on
+    the event loop only."""
+
+    def __init__(self, seconds: float = 30.0, size: int = 10_000) -> None:
+        self.seconds = seconds
+        self.size = size
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    @staticmethod
+    def _key(token: str) -> str:
+        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def __contains__(self, token: str) -> bool:
+        key = self._key(token)
+        until = self._seen.get(key)
+        if until is None:
+            return False
+        if until < time.monotonic():
+            del self._seen[key]
+            return False
+        return True
+
+    def add(self, token: str) -> None:
+        key = self._key(token)
+        self._seen[key] = time.monotonic() + self.seconds
+        self._seen.move_to_end(key)
+        while len(self._seen) > self.size:
+            self._seen.popitem(last=False)
+
+
+def _misses(request: Request[Any, Any, Any]) -> RecentMisses:
+    """The app's RecentMisses (one per app: apps in one process may use different databases)."""
+    state = request.app.state
+    misses = state.get("king_token_misses")
+    if not isinstance(misses, RecentMisses):
+        misses = RecentMisses()
+        state["king_token_misses"] = misses
+    return misses
 
 
 def provide_services(state: State) -> Services:
@@ -39,11 +86,14 @@ async def provide_maybe_principal(
     token = _bearer(request)
     if token is None:
         return None
-    if len(token) > 200:
+    if len(token) > MAX_TOKEN_LENGTH:
         raise NotAuthorizedException("unknown or revoked token")
     principal = services.players.cached(token)
-    if principal is None:
+    misses = _misses(request)
+    if principal is None and token not in misses:
         principal = await asyncio.to_thread(services.players.authenticate, token)
+        if principal is None:
+            misses.add(token)
     if principal is None:
         raise NotAuthorizedException("unknown or revoked token")
     return principal

@@ -134,16 +134,54 @@ def test_bodies_beyond_the_limit_are_refused(make_settings: SettingsFactory) -> 
 
 
 def test_rate_limits_answer_429_with_retry_after(make_settings: SettingsFactory) -> None:
-    settings = make_settings(rate_limit_per_second=0.5, rate_limit_burst=3)
+    settings = make_settings(rate_limit_per_second=0.01, rate_limit_burst=3)
     with TestClient(create_app(settings)) as client:
-        statuses = [client.get("/api/v1/games").status_code for _ in range(5)]
-        assert statuses[:3] == [200, 200, 200] and statuses[-1] == 429
+        ada = create_player(client, "ada")  # the admin token has a bucket of its own
+        assert client.get("/api/v1/me", headers=bearer(ada)).status_code == 200  # address's
+        statuses = [client.get("/api/v1/games").status_code for _ in range(3)]
+        assert statuses == [200, 200, 429]
         r = client.get("/api/v1/games")
         body = problem(r, 429)
         assert int(r.headers["retry-after"]) >= 1 and "rate limit" in body["detail"]
-        # another token has its own bucket; health checks are never limited
-        assert client.get("/api/v1/me", headers=bearer("x" * 30)).status_code == 401
+        # a token the service has recognised has its own bucket; health checks are never limited
+        assert client.get("/api/v1/me", headers=bearer(ada)).status_code == 200
+        assert client.get("/api/v1/games", headers=ADMIN_HEADERS).status_code == 200
         assert client.get("/health/live").status_code == 200
+
+
+def test_made_up_tokens_share_their_address_bucket(make_settings: SettingsFactory) -> None:
+    """Each new junk token used to open a fresh bucket: now they all draw on the address's."""
+    settings = make_settings(rate_limit_per_second=0.01, rate_limit_burst=2)
+    with TestClient(create_app(settings)) as client:
+        junk = [bearer(f"king_junk{i:02d}") for i in range(20)]
+        junk += [{"authorization": "Basic abc"}, bearer("x" * 500)]
+        responses = [client.get("/api/v1/me", headers=h) for h in junk]
+        assert [r.status_code for r in responses[:2]] == [401, 401]
+        for r in responses[2:]:
+            problem(r, 429)
+            assert int(r.headers["retry-after"]) >= 1
+        problem(client.get("/api/v1/games"), 429)  # the same address without a token
+
+
+def test_an_unknown_token_is_looked_up_once(client: TestClient) -> None:  # type: ignore[type-arg]
+    players = client.app.state.king.players
+    calls: list[str] = []
+    authenticate = players.authenticate
+
+    def counting(token: str) -> Any:
+        calls.append(token)
+        return authenticate(token)
+
+    players.authenticate = counting
+    try:
+        for _ in range(3):
+            problem(client.get("/api/v1/me", headers=bearer("king_nope")), 401)
+        ada = create_player(client, "ada")
+        for _ in range(3):
+            assert client.get("/api/v1/me", headers=bearer(ada)).status_code == 200
+    finally:
+        del players.authenticate
+    assert calls == ["king_nope", ada]
 
 
 def test_operations_endpoints(client: TestClient) -> None:  # type: ignore[type-arg]
