@@ -43,11 +43,18 @@ from services.play.service import Conflict, GameService
 from services.settings import Settings
 from tournament.events import TournamentState
 from tournament.games import GameExists, GameRepository
-from tournament.model import HOUSE_BOT_PREFIX
 from tournament.pairing.export import input_to_json, round_to_json
 from tournament.pairing.round_robin import RoundRobinInput
 from tournament.planning import current_standings, swiss_input
-from tournament.ratings import LeaderboardRow, RatedGame, Ratings, fold, leaderboard
+from tournament.ratings import (
+    Identity,
+    LeaderboardRow,
+    RatedGame,
+    Ratings,
+    fold,
+    leaderboard,
+    rated_games,
+)
 from tournament.runner import (
     GameFactory,
     GameSpec,
@@ -227,7 +234,9 @@ class TournamentDesk:
             store, repo, drive_games=False, game_factory=self._factory_for_runner()
         )
         # The last leaderboard fold, under the tournament streams' versions it was made from.
-        self._ratings: tuple[tuple[tuple[str, int], ...], Ratings] | None = None
+        self._ratings: tuple[tuple[tuple[str, int], ...], Ratings, dict[str, Identity]] | None = (
+            None
+        )
 
     def _factory_for_runner(self) -> GameFactory:
         return self.factory
@@ -449,18 +458,21 @@ class TournamentDesk:
         return out
 
     def leaderboard(self, limit: int, min_games: int) -> tuple[LeaderboardRow, ...]:
-        """Ratings over every recorded game. Refolded only when a tournament's stream has
-        moved since the last call (one version read per tournament, not a replay of each)."""
+        """Ratings over every recorded game, by bot identity (tournament.ratings): a service
+        player by its id, a builtin strategy (entrants and house bots alike) as
+        `house:<strategy>`. Refolded only when a tournament's stream has moved since the last
+        call (one version read per tournament, not a replay of each)."""
         key = tuple((tid, self.store.stream_version(tournament_stream(tid))) for tid in self.ids())
         cached = self._ratings
         if cached is None or cached[0] != key:
             games: list[RatedGame] = []
+            who: dict[str, Identity] = {}
             for tid, _version in key:
-                games.extend(RatedGame.from_result(r) for r in self.runner.load(tid).results)
-            cached = self._ratings = (key, fold(games))
-        rows = leaderboard(cached[1], None, min_games)
-        kept = [r for r in rows if not r.player.startswith(HOUSE_BOT_PREFIX)]
-        return tuple(kept[:limit])
+                rated, named = rated_games(self.runner.load(tid))
+                games.extend(rated)
+                who.update(named)  # a later tournament's name for an id wins
+            cached = self._ratings = (key, fold(games), who)
+        return leaderboard(cached[1], limit, min_games, cached[2])
 
 
 def _pairing_input(state: TournamentState) -> dict[str, Any]:

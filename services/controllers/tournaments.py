@@ -139,12 +139,18 @@ class TournamentDetail(Struct):
 
 
 class LeaderboardOut(Struct):
+    """One rated bot identity: `player` is the rating's id (a service player id, or
+    `house:<strategy>` for a builtin strategy, its entrants and house bots together), `name`
+    its name, `kind` `strategy`, `bot` or `human`; `games` rated games; `ordinal` = μ − 3σ."""
+
     rank: int
     player: str
-    ordinal: float
+    name: str
+    kind: str
+    games: int
     mu: float
     sigma: float
-    games: int
+    ordinal: float
 
 
 def tournament_out(state: TournamentState, control: Control, desk: TournamentDesk) -> TournamentOut:
@@ -419,10 +425,14 @@ class LeaderboardController(Controller):
         limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
         min_games: Annotated[int, Parameter(ge=0, le=100_000)] = 0,
     ) -> list[LeaderboardOut]:
-        """Ratings (OpenSkill Plackett–Luce) over every recorded game of every tournament,
-        by ordinal μ − 3σ."""
+        """Ratings (OpenSkill Plackett–Luce) over every recorded game of every tournament, one
+        per bot identity (a service player; a builtin strategy with its options), by ordinal
+        μ − 3σ."""
         rows = await _call(_desk(services).leaderboard, limit, min_games)
-        return [LeaderboardOut(r.rank, r.player, r.ordinal, r.mu, r.sigma, r.games) for r in rows]
+        return [
+            LeaderboardOut(r.rank, r.player, r.name, r.kind, r.games, r.mu, r.sigma, r.ordinal)
+            for r in rows
+        ]
 
 
 def _no_live_duplicate(duplicate: bool) -> bool:

@@ -1,5 +1,6 @@
 """The leaderboard is folded again only when a tournament's stream has moved: a new
-tournament's games show at once, and an unchanged store gives the same answer."""
+tournament's games show at once, and an unchanged store gives the same answer. Its rows are
+bot identities: every entrant of a strategy, in every tournament, is one row."""
 
 from __future__ import annotations
 
@@ -19,11 +20,17 @@ def test_the_leaderboard_follows_new_tournaments(make_settings: SettingsFactory)
         local.create("first", players, rounds=1, seed="a")
         local.run("first")
         once = desk.leaderboard(100, 0)
-        assert sorted(r.games for r in once) == [1, 1, 1, 1]
+        assert {(r.player, r.name, r.kind, r.games) for r in once} == {
+            ("house:random", "random", "strategy", 1),
+            ("house:heuristic", "heuristic", "strategy", 1),
+        }
         assert desk.leaderboard(100, 0) == once
         local.create("second", players, rounds=2, seed="b")
         local.run("second")
         twice = desk.leaderboard(100, 0)
-        assert sorted(r.games for r in twice) == [3, 3, 3, 3]
+        assert sorted((r.player, r.games) for r in twice) == [
+            ("house:heuristic", 3),
+            ("house:random", 3),
+        ]
         fresh = build_services(settings, store).tournaments
         assert fresh is not None and fresh.leaderboard(100, 0) == twice

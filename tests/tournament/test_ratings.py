@@ -1,16 +1,27 @@
 """Ratings: Plackett–Luce moves the right way, ties and King makers are ranked as documented,
-and folding is deterministic."""
+folding is deterministic, and ratings follow bot identities (a strategy, a service player), not
+tournament entries."""
 
 from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tournament.events import (
+    GameRecorded,
+    PlayerRegistered,
+    RoundPaired,
+    TournamentCreated,
+    TournamentState,
+    replay,
+)
 from tournament.model import GameResult
 from tournament.ratings import (
+    Identity,
     RatedGame,
     Rating,
     Ratings,
@@ -18,6 +29,8 @@ from tournament.ratings import (
     leaderboard,
     ranks,
     rate_game,
+    rated_games,
+    strategy_identity,
 )
 
 SEATS = ("a", "b", "c", "d")
@@ -114,3 +127,83 @@ def test_from_result_ranks_a_leaver_last() -> None:
     g = RatedGame.from_result(res)
     assert g.abandoned == (1,)
     assert ranks(g.totals, g.king, g.abandoned) == [1, 4, 2, 3]
+
+
+def test_strategy_identity_is_canonical() -> None:
+    assert strategy_identity("heuristic") == Identity("house:heuristic", "heuristic", "strategy")
+    a = strategy_identity("strong:rollouts=40,budget_ms=100")
+    b = strategy_identity("strong: budget_ms=100.0 , rollouts=40")
+    assert a == b and a.key == "house:strong:budget_ms=100,rollouts=40"
+    assert strategy_identity("strong:rollouts=41").key != strategy_identity("strong").key
+
+
+def test_one_identity_in_several_seats_is_one_team_at_its_mean_place() -> None:
+    # random holds seats 0 and 2 (places 1 and 3: mean 2), heuristic seats 1 and 3 (2, 4: 3):
+    # exactly a two-team game random over heuristic.
+    g = RatedGame("g", ("r", "h", "r", "h"), (300, 100, -150, -250))
+    two = rate_game(Ratings(), RatedGame("g2", ("r", "h", "r", "h"), (9, 5, 5, 0)))
+    got = rate_game(Ratings(), g)
+    assert set(got.by_id) == {"r", "h"} and got.get("r").games == got.get("h").games == 1
+    assert got.get("r").mu > 25 > got.get("h").mu
+    assert two == got  # places (1, 2, 2, 4) → means 1.5 and 3: the same two-team order
+    # mean places equal: a tie, nobody moves
+    tie = rate_game(Ratings(), RatedGame("g", ("r", "h", "h", "r"), (300, 100, -150, -250)))
+    assert tie.get("r").mu == tie.get("h").mu == 25
+    # one identity alone: nothing to learn, not counted
+    alone = rate_game(Ratings(), RatedGame("g", ("r", "r", "r", "r"), (300, 100, -150, -250)))
+    assert alone == Ratings()
+
+
+def _state_with_results() -> TournamentState:
+    events: list[Any] = [
+        TournamentCreated("t", "t", "swiss", 1, "house_bot", "0", False, "s", {}, "random"),
+        PlayerRegistered("house:heuristic-1", "house:heuristic-1", "builtin", "heuristic"),
+        PlayerRegistered("house:heuristic-2", "house:heuristic-2", "builtin", "heuristic"),
+        PlayerRegistered("ada", "Ada L.", "human", "ada"),
+        RoundPaired(
+            1,
+            (
+                {
+                    "table": 1,
+                    "game_id": "t-r1-t1",
+                    "seats": ["ada", "house:heuristic-1", "house-bot-1", "house:heuristic-2"],
+                    "house": [2],
+                },
+            ),
+            (),
+        ),
+        GameRecorded(
+            1,
+            "t-r1-t1",
+            ("ada", "house:heuristic-1", "house-bot-1", "house:heuristic-2"),
+            (50, 200, -100, -150),
+            (1,),
+            (("ada", "0"), ("house:heuristic-1", "1"), ("house:random", "0")),
+            (),
+            (2,),
+            None,
+        ),
+    ]
+    return replay(events)
+
+
+def test_tournament_games_rate_bot_identities_with_house_seats_as_the_house_strategy() -> None:
+    games, who = rated_games(_state_with_results())
+    assert games == (
+        RatedGame(
+            "t-r1-t1",
+            ("ada", "house:heuristic", "house:random", "house:heuristic"),
+            (50, 200, -100, -150),
+        ),
+    )
+    assert who == {
+        "ada": Identity("ada", "Ada L.", "human"),
+        "house:heuristic": Identity("house:heuristic", "heuristic", "strategy"),
+        "house:random": Identity("house:random", "random", "strategy"),
+    }
+    board = leaderboard(fold(games), who=who)
+    assert {(r.player, r.name, r.kind, r.games) for r in board} == {
+        ("ada", "Ada L.", "human", 1),
+        ("house:heuristic", "heuristic", "strategy", 1),
+        ("house:random", "random", "strategy", 1),
+    }
