@@ -4,6 +4,7 @@ write a stored game's record."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -40,15 +41,63 @@ def register(sub: Any) -> None:
     export.set_defaults(handler=cmd_export)
 
 
+# A record of a whole game is tens of kilobytes; the cap keeps an endless source (/dev/zero, a
+# pipe that never ends) from reading until memory runs out.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+
+
+class _OutputClosed(Exception):
+    """Standard output is closed or cannot be written: nothing can be printed there."""
+
+
 def read_source(path: str) -> bytes:
+    """The record's bytes, at most MAX_RECORD_BYTES + 1 of them (one more tells it is too big)."""
     if path == "-":
-        return sys.stdin.buffer.read()
+        if sys.stdin is None:
+            raise OSError("standard input is closed")
+        return sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
     with open(path, "rb") as fh:
-        return fh.read()
+        return fh.read(MAX_RECORD_BYTES + 1)
 
 
 def emit(out: dict[str, Any]) -> None:
-    sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    """Print the one JSON object, flushed now so that a full or closed output is seen here."""
+    stream = sys.stdout
+    if stream is None:
+        raise _OutputClosed("standard output is closed")
+    data = orjson.dumps(out, option=orjson.OPT_INDENT_2) + b"\n"
+    try:
+        stream.flush()
+        stream.buffer.write(data)
+        stream.buffer.flush()
+    except (OSError, ValueError) as exc:  # ValueError: the stream object was closed
+        _discard_output(stream)
+        raise _OutputClosed(f"cannot write to standard output: {_reason(exc)}") from None
+
+
+def _discard_output(stream: Any) -> None:
+    # The unwritten bytes stay buffered and Python would fail again flushing them at exit
+    # (exit status 120): point the descriptor at /dev/null so that last flush succeeds.
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def _tell(message: str) -> None:
+    """One line on standard error, if there is one to write to."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"king record check: {message}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def malformed(message: str) -> int:
@@ -57,18 +106,40 @@ def malformed(message: str) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """Exit 0 valid, 1 illegal action, 2 malformed or when the answer cannot be printed."""
     try:
-        raw = read_source(args.file)
+        if sys.stdout is None:  # checked first: a closed descriptor 1 could be reused by open
+            raise _OutputClosed("standard output is closed")
+        return _check(args.file)
+    except _OutputClosed as exc:
+        _tell(str(exc))
+        return 2
+
+
+def _check(path: str) -> int:
+    try:
+        raw = read_source(path)
     except OSError as exc:
-        return malformed(f"cannot read {args.file}: {exc.strerror or exc}")
+        where = "standard input" if path == "-" else path
+        return malformed(f"cannot read {where}: {_reason(exc)}")
+    except MemoryError:
+        return malformed("out of memory reading the record")
+    if len(raw) > MAX_RECORD_BYTES:
+        del raw
+        return malformed(f"the record is larger than {MAX_RECORD_BYTES // (1024 * 1024)} MiB")
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         return malformed(f"not JSON: {exc}")
+    except MemoryError:
+        return malformed("out of memory reading the JSON")
+    del raw
     try:
         status, out = check_record(doc)
     except RecursionError:
         return malformed("the document is nested too deeply")
+    except MemoryError:
+        return malformed("out of memory checking the record")
     emit(out)
     return status
 

@@ -425,3 +425,50 @@ def test_record_level_reason_codes(
     error = Answer(record_answers[name]).error
     assert (error["deal"], error["play"], error["code"], error["rule"]) == (deal, play, code, rule)
     assert error["message"]
+
+
+# --- closed, full and endless streams: exit 2 and a reason, never a traceback ---------------
+
+
+def _run_shell(redirect: str, path: str) -> subprocess.CompletedProcess[bytes]:
+    """`king record check PATH` with a shell redirection of its own streams (e.g. `<&-`)."""
+    return subprocess.run(
+        ["sh", "-c", f'exec "$@" {redirect}', "sh", *king_command(), "record", "check", path],
+        capture_output=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+
+
+def test_closed_standard_input_is_malformed() -> None:
+    answer = Answer(_run_shell("<&-", "-"))
+    assert answer.status == 2
+    assert answer.out["error"]["code"] == "malformed"
+    assert "standard input is closed" in answer.out["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("redirect", "reason"),
+    [(">&-", "standard output is closed"), (">/dev/full", "No space left on device")],
+)
+def test_an_output_that_cannot_be_written_exits_2_with_one_line_on_stderr(
+    tmp_path: Path, redirect: str, reason: str
+) -> None:
+    if redirect == ">/dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    proc = _run_shell(redirect, write(tmp_path, "good.json", GOOD))
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 2, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    assert stderr.count("\n") == 1 and reason in stderr
+
+
+@pytest.mark.parametrize("redirect_and_path", [("", "/dev/zero"), ("</dev/zero", "-")])
+def test_an_endless_source_stops_at_the_size_cap(redirect_and_path: tuple[str, str]) -> None:
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    answer = Answer(_run_shell(*redirect_and_path))
+    assert answer.status == 2
+    assert answer.out["error"] == {"code": "malformed", "message": answer.out["error"]["message"]}
+    assert "larger than 64 MiB" in answer.out["error"]["message"]
