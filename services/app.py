@@ -106,6 +106,9 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         ),
         state=State({"king": services}),
         debug=False,
+        # No logging set-up of Litestar's own (a queue thread writing plain text): its records
+        # go to the root logger, where the one handler of configure_logging renders them.
+        logging_config=None,
     )
 
 

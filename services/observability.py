@@ -17,27 +17,52 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 
 
 def configure_logging(level: str = "info", json: bool = True) -> None:
+    """Every log line of the process, the service's and the libraries', through one handler.
+
+    structlog hands its events to the standard library's logging, and one StreamHandler renders
+    them and the libraries' own records (uvicorn, Litestar, httpx, ...) alike. One writer
+    writes each line whole under its lock: two writers on one stream once ran a library's
+    plain-text line into the end of a JSON line.
+    """
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         numeric = logging.INFO
     renderer: Any = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     )
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
-        ],
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.stdlib.LoggerFactory(),
         cache_logger_on_first_use=False,
     )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.set_name(_HANDLER_NAME)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                renderer,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers = [h for h in root.handlers if h.get_name() != _HANDLER_NAME] + [handler]
+    root.setLevel(numeric)
     # Libraries that log every request or job firing at INFO would drown the service's own
     # lines (a line per push request, per scheduler tick): only their warnings get through.
     for chatty in ("httpx", "httpcore", "apscheduler"):
         logging.getLogger(chatty).setLevel(max(numeric, logging.WARNING))
+
+
+_HANDLER_NAME = "king"
 
 
 def get_logger(name: str) -> Any:
