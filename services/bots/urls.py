@@ -2,8 +2,10 @@
 
 A bot URL is http or https with a host name and no user info. By default every address it
 resolves to must be a global one: loopback, private, link-local, carrier-grade NAT, multicast,
-reserved and cloud metadata addresses are refused. `KING_BOT_URL_ALLOW` opens some of them for
-local tournaments and tests: a comma list of `loopback`, `private`, `link-local` and CIDRs
+reserved and cloud metadata addresses are refused. An IPv6 address that carries an IPv4 one
+(mapped, NAT64 64:ff9b::/96, 6to4) is judged by that IPv4 address; local-use NAT64 and Teredo
+are refused. `KING_BOT_URL_ALLOW` opens some of them for local tournaments and tests: a comma
+list of `loopback`, `private` (10/8, 172.16/12, 192.168/16, fc00::/7), `link-local` and CIDRs
 (`10.1.0.0/16`). Metadata addresses stay refused unless a CIDR names them. The check runs when
 a URL is registered and again, on the resolved address actually connected to, before every
 request (DNS rebinding).
@@ -27,6 +29,10 @@ METADATA = tuple(
     ipaddress.ip_network(n)
     for n in ("169.254.169.254/32", "169.254.170.2/32", "100.100.100.200/32", "fd00:ec2::254/128")
 )
+# `private` opens these only (not the documentation, benchmark or other special ranges).
+PRIVATE = tuple(
+    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+)
 _KEYWORDS = frozenset({"loopback", "private", "link-local"})
 
 
@@ -42,9 +48,32 @@ class BotTarget:
     path: str  # path and query, at least "/"
 
 
-def _normal(ip: IPAddress) -> IPAddress:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
+# IPv6 ranges that carry an IPv4 address: judged by that address, as if it were given.
+_IPV4_IN_LOW_BITS = tuple(
+    ipaddress.IPv6Network(n)
+    for n in (
+        "::ffff:0:0/96",  # IPv4-mapped
+        "::ffff:0:0:0/96",  # IPv4-translated (SIIT)
+        "64:ff9b::/96",  # NAT64 well-known prefix: the gateway connects to the IPv4 address
+        "::/96",  # IPv4-compatible (deprecated); :: and ::1 stay IPv6
+    )
+)
+_SIX_TO_FOUR = ipaddress.IPv6Network("2002::/16")
+# Refused whole unless a CIDR names them: where a local-use NAT64 prefix puts the IPv4 address
+# depends on the operator's prefix length, and Teredo tunnels are no way to reach a bot.
+_REFUSED_V6 = tuple(ipaddress.IPv6Network(n) for n in ("64:ff9b:1::/48", "2001::/32"))
+
+
+def _normal(ip: IPAddress) -> IPAddress | None:
+    """The address to judge: an embedded IPv4 address if it has one, None to refuse."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip
+    if any(ip in net for net in _REFUSED_V6):
+        return None
+    if ip in _SIX_TO_FOUR:
+        return ip.sixtofour
+    if int(ip) > 1 and any(ip in net for net in _IPV4_IN_LOW_BITS):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)
     return ip
 
 
@@ -85,21 +114,26 @@ class UrlPolicy:
         default = 443 if parts.scheme == "https" else 80
         return BotTarget(parts.scheme, parts.hostname, port or default, path)
 
+    def _listed(self, ip: IPAddress) -> bool:
+        return any(ip in net for net in self.networks if net.version == ip.version)
+
     def allowed(self, address: IPAddress) -> bool:
+        if self._listed(address):
+            return True
         ip = _normal(address)
-        if any(ip in net for net in self.networks if net.version == ip.version):
+        if ip is None:
+            return False
+        if ip is not address and self._listed(ip):
             return True
         if any(ip in net for net in METADATA if net.version == ip.version):
             return False
-        if ip.is_global and not ip.is_multicast:
-            return True
         if ip.is_loopback:
             return "loopback" in self.keywords
         if ip.is_link_local:
             return "link-local" in self.keywords
-        if ip.is_private and not (ip.is_unspecified or ip.is_reserved or ip.is_multicast):
+        if any(ip in net for net in PRIVATE if net.version == ip.version):
             return "private" in self.keywords
-        return False
+        return ip.is_global and not ip.is_multicast
 
     def check_addresses(self, host: str, addresses: list[IPAddress]) -> list[IPAddress]:
         if not addresses:
