@@ -1,4 +1,8 @@
-"""Players, tokens and push-bot URLs."""
+"""Players, tokens and push-bot URLs.
+
+A push bot's URL is shown only to the player itself and the admin: it names a host the bot's
+author may not want every other player to know (or to load).
+"""
 
 from __future__ import annotations
 
@@ -15,8 +19,10 @@ from services.play.service import Forbidden
 from services.schemas import BotUrlIn, PlayerCreate, PlayerCreated, PlayerOut, TokenOut
 
 
-def player_out(p: Player) -> PlayerOut:
-    return PlayerOut(p.id, p.name, p.kind, p.bot_url, p.created_at)
+def player_out(p: Player, viewer: Principal) -> PlayerOut:
+    """The player as `viewer` may see it: the bot URL for the player itself and the admin."""
+    url = p.bot_url if viewer.is_admin or viewer.player_id == p.id else None
+    return PlayerOut(p.id, p.name, p.kind, url, p.created_at)
 
 
 def _own(principal: PrincipalDep) -> str:
@@ -41,7 +47,7 @@ class PlayerController(Controller):
         player, token = await asyncio.to_thread(
             services.players.create, data.id, data.name or data.id, kind, url
         )
-        return PlayerCreated(player_out(player), token)
+        return PlayerCreated(player_out(player, admin), token)
 
     @get("/players")
     async def list_players(
@@ -52,18 +58,19 @@ class PlayerController(Controller):
         offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
     ) -> list[PlayerOut]:
         players = await asyncio.to_thread(services.players.list, limit, offset)
-        return [player_out(p) for p in players]
+        return [player_out(p, principal) for p in players]
 
     @get("/players/{player_id:str}")
     async def get_player(
         self, player_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> PlayerOut:
-        return player_out(await asyncio.to_thread(services.players.get, player_id))
+        return player_out(await asyncio.to_thread(services.players.get, player_id), principal)
 
     @get("/me")
     async def me(self, services: ServicesDep, principal: PrincipalDep) -> PlayerOut:
         """The token's own player."""
-        return player_out(await asyncio.to_thread(services.players.get, _own(principal)))
+        player = await asyncio.to_thread(services.players.get, _own(principal))
+        return player_out(player, principal)
 
     @put("/me/bot")
     async def set_bot_url(
@@ -74,7 +81,7 @@ class PlayerController(Controller):
         if url is not None:
             url = await asyncio.to_thread(services.policy.validate, url)
         player = await asyncio.to_thread(services.players.set_bot_url, _own(principal), url)
-        return player_out(player)
+        return player_out(player, principal)
 
     @post("/me/token", status_code=201)
     async def rotate_token(self, services: ServicesDep, principal: PrincipalDep) -> TokenOut:

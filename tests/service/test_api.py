@@ -44,6 +44,31 @@ def test_players_need_the_admin_token_and_tokens_are_shown_once(client: TestClie
     assert client.get("/api/v1/me", headers=bearer(rotated.json()["token"])).status_code == 200
 
 
+def test_a_bot_url_is_shown_only_to_its_player_and_the_admin(client: TestClient) -> None:  # type: ignore[type-arg]
+    url = "http://127.0.0.1:9/king"
+    r = client.post("/api/v1/players", json={"id": "robo", "bot_url": url}, headers=ADMIN_HEADERS)
+    assert r.status_code == 201 and r.json()["player"]["bot_url"] == url
+    robo = r.json()["token"]
+    ada = create_player(client, "ada")
+
+    def urls(headers: dict[str, str]) -> dict[str, Any]:
+        listed = client.get("/api/v1/players", headers=headers).json()
+        return {p["id"]: p["bot_url"] for p in listed}
+
+    # another player sees that robo is a bot, not where it lives
+    assert urls(bearer(ada)) == {"robo": None, "ada": None}
+    other = client.get("/api/v1/players/robo", headers=bearer(ada)).json()
+    assert other["kind"] == "bot" and other["bot_url"] is None
+    for headers in (bearer(robo), ADMIN_HEADERS):
+        assert urls(headers) == {"robo": url, "ada": None}
+        assert client.get("/api/v1/players/robo", headers=headers).json()["bot_url"] == url
+    assert client.get("/api/v1/me", headers=bearer(robo)).json()["bot_url"] == url
+    moved = "http://127.0.0.1:10/king"
+    r = client.put("/api/v1/me/bot", json={"url": moved}, headers=bearer(robo))
+    assert r.json()["bot_url"] == moved
+    assert client.get("/api/v1/players/robo", headers=bearer(ada)).json()["bot_url"] is None
+
+
 def test_tokens_are_stored_hashed(client: TestClient) -> None:  # type: ignore[type-arg]
     token = create_player(client, "ada")
     services = client.app.state.king
