@@ -54,15 +54,19 @@ _CARD_BY_NAME: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
 
 
 def parse_card(name: object) -> int:
-    """The card named like ``QS``; ``10`` is accepted for the ten. Raises UnknownCard."""
+    """The card named exactly like ``QS`` (KING_RULES §1). Raises UnknownCard.
+
+    Nothing else is a card: not ``qs``, ``10S`` or `` QS ``. Every card name the project reads
+    comes from a program (records, events, the API, bots), and the rule book fixes the names
+    "in every format"; a lenient reading would let two spellings of one record both pass.
+    """
     if not isinstance(name, str):
         raise UnknownCard(f"a card must be a string like 'QS', not {type(name).__name__}")
-    key = name.strip().upper().replace("10", "T")
     try:
-        return _CARD_BY_NAME[key]
+        return _CARD_BY_NAME[name]
     except KeyError:
         raise UnknownCard(
-            f"unknown card {name!r} (rank 2-9/T/J/Q/K/A, then suit S/H/D/C)"
+            f"unknown card {name!r} (rank 2-9/T/J/Q/K/A, then suit S/H/D/C, upper case)"
         ) from None
 
 

@@ -207,6 +207,11 @@ BAD_DOCUMENTS: dict[str, object] = {
     "three-players": changed(players=["a", "b", "c"]),
     "unknown-card": with_deal(hands=[*HANDS[:3], [*HANDS[3][:12], "1C"]]),
     "unknown-card-in-plays": with_deal(plays=["ZZ"]),
+    # Only the exact names of KING_RULES §1 are cards.
+    "ten-written-10": with_deal(hands=[*HANDS[:3], [*HANDS[3][:8], "10C", *HANDS[3][9:]]]),
+    "lower-case-card": with_deal(hands=[[c.lower() for c in HANDS[0]], *HANDS[1:]]),
+    "lower-case-play": with_deal(plays=["2s"]),
+    "card-with-spaces": with_deal(plays=[" 2S "]),
     "hand-of-12": with_deal(hands=[*HANDS[:3], HANDS[3][:12]]),
     "three-hands": with_deal(hands=HANDS[:3]),
     "duplicate-card": with_deal(hands=[*HANDS[:3], [*HANDS[3][:12], "AS"]]),

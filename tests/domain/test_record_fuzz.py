@@ -18,6 +18,8 @@ from domain.record import check_record
 CONFORMANCE = Path(__file__).resolve().parents[2] / "tests" / "conformance"
 SAMPLES = sorted(p for p in CONFORMANCE.glob("*.json") if not p.name.endswith(".expected.json"))
 
+CARD_MUTATIONS = ["AS", "KH", "2D", "TC", "1X", "", "10C", "as", " KH", "QS "]
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: (
@@ -86,7 +88,8 @@ def test_mutated_conformance_records_get_an_answer(data: st.DataObject) -> None:
         elif action == "replace":
             parent[path[-1]] = data.draw(json_values)
         elif action == "card":
-            parent[path[-1]] = data.draw(st.sampled_from(["AS", "KH", "2D", "1X", "", "10C"]))
+            # Real names and near misses: only the exact upper-case names are cards.
+            parent[path[-1]] = data.draw(st.sampled_from(CARD_MUTATIONS))
         elif isinstance(parent, list) and len(parent) > 1:
             i, j = (
                 data.draw(st.integers(0, len(parent) - 1)),

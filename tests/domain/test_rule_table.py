@@ -32,10 +32,34 @@ def test_the_deck_is_52_distinct_cards_named_rank_then_suit() -> None:
     assert {name[0] for name in CARD_NAMES} == set("23456789TJQKA")
     assert card_name(parse_card("QS")) == "QS"
     assert card_name(parse_card("KH")) == "KH"
-    assert parse_card("10H") == parse_card("TH")
+    assert all(parse_card(name) == i for i, name in enumerate(CARD_NAMES))
 
 
-@pytest.mark.parametrize("bad", ["1S", "KX", "", "Q", "QSS", "JOKER"])
+# Only the exact names are cards (R-TABLE: "card names in every format"): no lower case, no
+# "10" for the ten, no spaces, no symbols.
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "1S",
+        "KX",
+        "",
+        "Q",
+        "QSS",
+        "JOKER",
+        "as",
+        "aS",
+        "As",
+        "qs",
+        "10S",
+        "10H",
+        " AS",
+        "AS ",
+        "A S",
+        "AS\n",
+        "A♠",
+        "ＡS",
+    ],
+)
 def test_there_are_no_other_cards(bad: str) -> None:
     with pytest.raises(UnknownCard):
         parse_card(bad)
