@@ -4,7 +4,12 @@ Start here: `EventStore.open(url)`, `NewEvent`, `append(stream_id, events, expec
 """
 
 from eventstore.backends import StoreSettings
-from eventstore.canonical import GENESIS_HASH, MAX_EVENT_BYTES, canonical_json
+from eventstore.canonical import (
+    GENESIS_HASH,
+    MAX_EVENT_BYTES,
+    MAX_STREAM_METADATA_BYTES,
+    canonical_json,
+)
 from eventstore.errors import (
     ChainBrokenError,
     ConflictError,
@@ -47,6 +52,7 @@ __all__ = [
     "ANY",
     "GENESIS_HASH",
     "MAX_EVENT_BYTES",
+    "MAX_STREAM_METADATA_BYTES",
     "NO_STREAM",
     "AppendRequest",
     "CatchUpSubscription",

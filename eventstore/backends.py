@@ -3,7 +3,11 @@
 SQLite: WAL, ``busy_timeout``, durable commits (``synchronous=FULL`` by default) and write
 transactions begun ``IMMEDIATE`` so a writer takes the write lock before it reads the stream's
 version (pysqlite's own implicit BEGIN is switched off; SQLAlchemy's "begin" event emits ours).
-PostgreSQL (psycopg 3): pooled, with ``lock_timeout`` and ``idle_in_transaction_session_timeout``.
+PostgreSQL (psycopg 3): pooled, with ``lock_timeout`` and ``idle_in_transaction_session_timeout``,
+and READ COMMITTED set on every connection: appends rely on it (they read the head under the
+advisory lock, which a REPEATABLE READ snapshot taken before the lock would not see), so a
+server whose default is stricter cannot break them. Reads that need one snapshot ask for it
+per transaction (`eventstore.statements`).
 """
 
 from __future__ import annotations
@@ -95,6 +99,7 @@ def _pg_engine(url: URL, settings: StoreSettings) -> Engine:
     options = [
         f"-c lock_timeout={int(settings.pg_lock_timeout_ms)}",
         f"-c idle_in_transaction_session_timeout={int(settings.pg_idle_in_transaction_timeout_ms)}",
+        "-c default_transaction_isolation=read\\ committed",  # libpq: a space is escaped
     ]
     if settings.pg_schema:
         options.append(f"-c search_path={settings.pg_schema}")

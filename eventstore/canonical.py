@@ -20,6 +20,9 @@ GENESIS_HASH: Final = "0" * 64
 MAX_EVENT_BYTES: Final = 64 * 1024
 """Limit on one event's canonical payload plus canonical meta, in bytes."""
 
+MAX_STREAM_METADATA_BYTES: Final = 64 * 1024
+"""Limit on a stream's canonical `stream_metadata`, in bytes (the same as an event's)."""
+
 _OPTIONS: Final = orjson.OPT_SORT_KEYS
 _GENESIS_BYTES: Final = bytes(32)
 
@@ -65,6 +68,15 @@ def check_size(payload: bytes, meta: bytes) -> None:
     if size > MAX_EVENT_BYTES:
         raise PayloadTooLargeError(
             f"event is {size} bytes of canonical payload+meta; the limit is {MAX_EVENT_BYTES}"
+        )
+
+
+def check_metadata_size(metadata: bytes) -> None:
+    """Raise `PayloadTooLargeError` when stream metadata exceeds `MAX_STREAM_METADATA_BYTES`."""
+    if len(metadata) > MAX_STREAM_METADATA_BYTES:
+        raise PayloadTooLargeError(
+            f"stream_metadata is {len(metadata)} bytes of canonical JSON; "
+            f"the limit is {MAX_STREAM_METADATA_BYTES}"
         )
 
 

@@ -12,11 +12,13 @@ class InvalidEventError(EventStoreError):
 
 
 class InvalidStreamIdError(InvalidEventError):
-    """A stream id is empty, too long or not a string."""
+    """A stream id is empty, too long, not a string, or not storable text (a lone surrogate,
+    a NUL character)."""
 
 
 class InvalidVersionError(InvalidEventError):
-    """An expected version or a read bound is negative or not an integer."""
+    """An expected version, a read bound, a batch size or a poll interval is out of range or
+    of the wrong type."""
 
 
 class NotCanonicalJSONError(InvalidEventError):
@@ -87,7 +89,8 @@ class StreamNotFound(EventStoreError):
 
 
 class InvalidNameError(EventStoreError):
-    """A projection name, claim key or claim owner is empty or too long."""
+    """A projection name, claim key, claim owner or sealed key is empty, too long, or not
+    storable text (a lone surrogate, a NUL character)."""
 
 
 class SchemaError(EventStoreError):

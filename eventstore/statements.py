@@ -36,6 +36,8 @@ class Statements:
     all_from: str
     events_by_id_prefix: str
     stream_after: str
+    all_stream_ids: str
+    feed_extent: str
     placeholder: str
 
     def events_by_ids(self, count: int) -> str:
@@ -98,11 +100,16 @@ def compile_statements(kind: str) -> Statements:
         .limit(bindparam("lim"))
         .offset(bindparam("off"))
     )
+    ids = select(STREAMS.c.id).union(select(c.stream_id))
+    extent = select(func.count(), func.min(c.position), func.max(c.position))
     by_ids = _render(select(*cols), dialect) + f" WHERE {EVENTS.name}.{c.event_id.name} IN"
     pg = kind != "sqlite"
     return Statements(
         begin_write=None if pg else "BEGIN IMMEDIATE",
-        begin_read=None if pg else "BEGIN",
+        # One snapshot for reads that compare rows read by several statements (verify): on
+        # PostgreSQL the first statement of the transaction psycopg opens; SQLite's deferred
+        # BEGIN holds the WAL snapshot taken at its first read.
+        begin_read="SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY" if pg else "BEGIN",
         lock="SELECT pg_advisory_xact_lock(%(k)s)" if pg else None,
         notify="SELECT pg_notify(%(channel)s, %(position)s)" if pg else None,
         max_position=_render(select(func.max(c.position)), dialect),
@@ -115,5 +122,7 @@ def compile_statements(kind: str) -> Statements:
         all_from=_render(all_from, dialect),
         events_by_id_prefix=by_ids,
         stream_after=_render(links, dialect),
+        all_stream_ids=_render(ids, dialect),
+        feed_extent=_render(extent, dialect),
         placeholder=placeholder,
     )

@@ -19,7 +19,13 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
 from eventstore.backends import Engines, StoreSettings, create_engines
-from eventstore.canonical import GENESIS_HASH, canonical_json, chain_hash, event_document
+from eventstore.canonical import (
+    GENESIS_HASH,
+    canonical_json,
+    chain_hash,
+    check_metadata_size,
+    event_document,
+)
 from eventstore.decoding import as_utc, decode_rows
 from eventstore.errors import (
     ChainBrokenError,
@@ -49,14 +55,17 @@ from eventstore.records import (
 )
 from eventstore.statements import compile_statements
 from eventstore.subscription import CatchUpSubscription
-from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, SEALED, STREAMS
+from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, SEALED, STREAMS, TYPE_MAX
 from eventstore.upcasting import UpcasterRegistry
 from eventstore.validation import (
     PreparedAppend,
     check_non_negative,
+    check_positive,
     check_stream_id,
+    check_text,
     prepare,
     prepare_group,
+    storable,
 )
 from eventstore.verification import ChainChecker
 
@@ -161,7 +170,8 @@ class EventStore:
 
         Retrying with the same event ids and content returns the originally recorded events;
         the same ids with other content raise `IdempotencyConflict`. `stream_type` and
-        `stream_metadata` are stored when the stream is created and ignored afterwards.
+        `stream_metadata` are stored when the stream is created and ignored afterwards;
+        metadata is canonical JSON of at most `MAX_STREAM_METADATA_BYTES`.
         """
         item = prepare(stream_id, events, expected_version, set())
         meta = self._stream_extra(stream_type, stream_metadata)
@@ -186,9 +196,10 @@ class EventStore:
     def _stream_extra(
         self, stream_type: str | None, metadata: dict[str, Any] | None
     ) -> tuple[str | None, str]:
-        if stream_type is not None and (not isinstance(stream_type, str) or not stream_type):
-            raise InvalidEventError("stream_type must be a non-empty string")
+        if stream_type is not None:
+            check_text(stream_type, "stream_type", TYPE_MAX)
         body = canonical_json(metadata if metadata is not None else {}, "stream_metadata")
+        check_metadata_size(body)
         return stream_type, body.decode()
 
     def _write(
@@ -477,8 +488,15 @@ class EventStore:
     def iter_all(
         self, from_position: int = 1, *, batch_size: int = 1000, upcast: bool = True
     ) -> Iterator[RecordedEvent]:
-        """The feed from `from_position` to its current end, read in batches."""
-        position = from_position
+        """The feed from `from_position` to its current end, read in batches.
+
+        Bad arguments raise here, at the call, not at the first `next()`.
+        """
+        check_non_negative(from_position, "from_position")
+        check_positive(batch_size, "batch_size")
+        return self._iter_all(from_position, batch_size, upcast)
+
+    def _iter_all(self, position: int, batch_size: int, upcast: bool) -> Iterator[RecordedEvent]:
         while True:
             batch = self.read_all(position, limit=batch_size, upcast=upcast)
             yield from batch
@@ -513,6 +531,7 @@ class EventStore:
         """The ids of every stream (of one type, if given), oldest first."""
         query = select(STREAMS.c.id).order_by(STREAMS.c.created_at, STREAMS.c.id)
         if stream_type is not None:
+            check_text(stream_type, "stream_type", TYPE_MAX)
             query = query.where(STREAMS.c.type == stream_type)
         with self._read_lock, self._engines.read.connect() as conn:
             return [row[0] for row in conn.execute(query)]
@@ -542,48 +561,63 @@ class EventStore:
         """Recompute the stream's chain; report the first event whose hash or link is wrong.
 
         Also catches version gaps, rows whose positions are out of version order, and a stream
-        row that disagrees with the last event (a dropped tail). Unknown stream:
-        `StreamNotFound`.
+        row that disagrees with the last event (a dropped tail). The stream row and its events
+        are read in one snapshot, so an append committing meanwhile is never mistaken for
+        tampering. Unknown stream: `StreamNotFound`.
         """
         sid = check_stream_id(stream_id)
-        st = self._sql
+        check_positive(batch_size, "batch_size")
         with self._raw(write=False, snapshot=True) as cur:
-            cur.execute(st.one_head, {"sid": sid})
-            head = cur.fetchone()
-            checker = ChainChecker(sid)
-            last_version = 0
-            while True:
-                params = {"sid": sid, "lo": last_version, "lim": batch_size, "off": 0}
-                cur.execute(st.stream_after, params)
-                rows = cur.fetchall()
-                if not rows:
-                    break
-                if not checker.feed(rows):
-                    return checker.finish(None, None)
-                last_version = rows[-1][2]
-                if len(rows) < batch_size:
-                    break
-        if head is None and checker.checked == 0:
+            result = self._verify_stream(cur, sid, batch_size)
+        if result is None:
             raise StreamNotFound(sid)
+        return result
+
+    def _verify_stream(self, cur: Any, sid: str, batch_size: int) -> VerifyResult | None:
+        """Verify one stream inside the caller's snapshot; None when it has no row nor event."""
+        st = self._sql
+        cur.execute(st.one_head, {"sid": sid})
+        head = cur.fetchone()
+        checker = ChainChecker(sid)
+        last_version = 0
+        while True:
+            params = {"sid": sid, "lo": last_version, "lim": batch_size, "off": 0}
+            cur.execute(st.stream_after, params)
+            rows = cur.fetchall()
+            if not rows:
+                break
+            if not checker.feed(rows):
+                return checker.finish(None, None)
+            last_version = rows[-1][2]
+            if len(rows) < batch_size:
+                break
+        if head is None and checker.checked == 0:
+            return None
         if head is None:
             return checker.finish(None, None)
         return checker.finish(head[0], head[1])
 
-    def verify_all(self) -> VerifyReport:
-        """Verify every stream, and that global positions run 1..N without a gap."""
-        with self._read_lock, self._engines.read.connect() as conn:
-            sids = set(conn.execute(select(STREAMS.c.id)).scalars())
-            sids.update(conn.execute(select(EVENTS.c.stream_id).distinct()).scalars())
-            count, low, high = conn.execute(
-                select(func.count(), func.min(EVENTS.c.position), func.max(EVENTS.c.position))
-            ).one()
+    def verify_all(self, *, batch_size: int = 2000) -> VerifyReport:
+        """Verify every stream, and that global positions run 1..N without a gap.
+
+        All in one snapshot (one read transaction): the report describes one state of the
+        store, however many appends commit while it runs.
+        """
+        check_positive(batch_size, "batch_size")
+        st = self._sql
         failures = []
         checked = 0
-        for sid in sorted(sids):
-            result = self.verify(sid)
-            checked += result.events_checked
-            if not result.ok:
-                failures.append(result)
+        with self._raw(write=False, snapshot=True) as cur:
+            cur.execute(st.all_stream_ids)
+            sids = sorted(row[0] for row in cur.fetchall())
+            cur.execute(st.feed_extent)
+            count, low, high = cur.fetchone()
+            for sid in sids:
+                result = self._verify_stream(cur, sid, batch_size)
+                assert result is not None  # listed, so it has a row or events
+                checked += result.events_checked
+                if not result.ok:
+                    failures.append(result)
         feed_problem = None
         if count and (low != 1 or high != count):
             feed_problem = (
@@ -677,8 +711,8 @@ class EventStore:
         `SealedValueConflict`, so a secret committed to can never be swapped.
         """
         _check_name(key, what="sealed key", limit=300)
-        if not isinstance(value, str):
-            raise InvalidEventError("a sealed value must be a string")
+        if not isinstance(value, str) or not storable(value):
+            raise InvalidEventError("a sealed value must be UTF-8 text without NUL characters")
         try:
             with self._write_lock, self._engines.write.begin() as conn:
                 conn.execute(
@@ -699,5 +733,8 @@ class EventStore:
 
 
 def _check_name(value: object, *, what: str = "projection name", limit: int = NAME_MAX) -> None:
-    if not isinstance(value, str) or not value or len(value) > limit:
-        raise InvalidNameError(f"{what} must be a non-empty string of at most {limit} characters")
+    if not isinstance(value, str) or not value or len(value) > limit or not storable(value):
+        raise InvalidNameError(
+            f"{what} must be a non-empty string of at most {limit} characters "
+            "(UTF-8 text without NUL characters)"
+        )

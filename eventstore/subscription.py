@@ -14,6 +14,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from eventstore.records import RecordedEvent
+from eventstore.validation import check_interval, check_positive
 
 if TYPE_CHECKING:
     from eventstore.store import EventStore
@@ -33,8 +34,8 @@ class CatchUpSubscription:
     ) -> None:
         self._store = store
         self.next_position = max(from_position, 1)
-        self._batch_size = batch_size
-        self._poll_interval = poll_interval
+        self._batch_size = check_positive(batch_size, "batch_size")
+        self._poll_interval = check_interval(poll_interval, "poll_interval")
         self._upcast = upcast
         self._buffer: deque[RecordedEvent] = deque()
         self._stopped = threading.Event()

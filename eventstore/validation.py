@@ -31,11 +31,29 @@ class PreparedAppend:
     events: tuple[EncodedEvent, ...]
 
 
+def storable(text: str) -> bool:
+    """True when `text` encodes to UTF-8 (no lone surrogate) and holds no NUL, which
+    PostgreSQL's text types refuse: checked up front so both backends refuse alike."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_stream_id(stream_id: object) -> str:
     if not isinstance(stream_id, str) or not stream_id or not stream_id.strip():
         raise InvalidStreamIdError(f"stream id must be a non-empty string, got {stream_id!r}")
     if len(stream_id) > STREAM_ID_MAX:
         raise InvalidStreamIdError(f"stream id longer than {STREAM_ID_MAX} characters")
+    if not storable(stream_id):
+        raise InvalidStreamIdError(
+            f"stream id must be UTF-8 text without NUL characters, got {stream_id!r}"
+        )
     return stream_id
 
 
@@ -57,11 +75,30 @@ def check_non_negative(value: object, what: str) -> int:
     return value
 
 
-def _text(value: object, what: str, limit: int) -> str:
+def check_positive(value: object, what: str) -> int:
+    """A batch size: 0 would read nothing forever (or end a verify before its first row)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidVersionError(f"{what} must be an int >= 1, got {value!r}")
+    return value
+
+
+def check_interval(value: object, what: str) -> float:
+    """A wait in seconds: 0, negative or NaN would turn a poll loop into a busy loop."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InvalidVersionError(f"{what} must be a number of seconds > 0, got {value!r}")
+    if value == float("inf"):
+        raise InvalidVersionError(f"{what} must be finite")
+    return float(value)
+
+
+def check_text(value: object, what: str, limit: int) -> str:
+    """A non-empty, storable string of at most `limit` characters, else `InvalidEventError`."""
     if not isinstance(value, str) or not value:
         raise InvalidEventError(f"{what} must be a non-empty string, got {value!r}")
     if len(value) > limit:
         raise InvalidEventError(f"{what} longer than {limit} characters")
+    if not storable(value):
+        raise InvalidEventError(f"{what} must be UTF-8 text without NUL characters: {value!r}")
     return value
 
 
@@ -75,8 +112,8 @@ def encode_event(event: object) -> EncodedEvent:
     meta = canonical_json(event.meta, "meta")
     check_size(payload, meta)
     return EncodedEvent(
-        event_id=_text(event.event_id, "event_id", EVENT_ID_MAX),
-        type=_text(event.type, "event type", TYPE_MAX),
+        event_id=check_text(event.event_id, "event_id", EVENT_ID_MAX),
+        type=check_text(event.type, "event type", TYPE_MAX),
         schema_version=schema_version,
         payload=payload,
         meta=meta,

@@ -73,7 +73,8 @@ def target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Stor
         conn.execute(
             sa.text(
                 f'TRUNCATE "{settings.pg_schema}".events, "{settings.pg_schema}".streams, '
-                f'"{settings.pg_schema}".projections, "{settings.pg_schema}".claims'
+                f'"{settings.pg_schema}".projections, "{settings.pg_schema}".claims, '
+                f'"{settings.pg_schema}".sealed'
             )
         )
     engine.dispose()

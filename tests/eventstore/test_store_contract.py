@@ -13,6 +13,7 @@ from eventstore import (
     ANY,
     GENESIS_HASH,
     MAX_EVENT_BYTES,
+    MAX_STREAM_METADATA_BYTES,
     NO_STREAM,
     AppendRequest,
     EventStore,
@@ -223,6 +224,76 @@ def test_bad_arguments_raise_typed_errors(store: EventStore) -> None:
     with pytest.raises(InvalidNameError):
         store.claim("", "me")
     assert store.head_position() == 0
+
+
+@pytest.mark.parametrize("bad", ["g\ud800", "g\x00", "\udfff"])
+def test_unstorable_text_raises_typed_errors_on_every_backend(store: EventStore, bad: str) -> None:
+    """A lone surrogate cannot be encoded and PostgreSQL refuses NUL: both are refused up
+    front on every backend, with the store's own errors."""
+    with pytest.raises(InvalidStreamIdError):
+        store.append(bad, [ev(1)], NO_STREAM)
+    with pytest.raises(InvalidStreamIdError):
+        store.read_stream(bad)
+    with pytest.raises(InvalidStreamIdError):
+        store.stream_info(bad)
+    with pytest.raises(InvalidEventError):
+        store.append("g", [NewEvent("T", {}, event_id=bad)], NO_STREAM)
+    with pytest.raises(InvalidEventError):
+        store.append("g", [NewEvent(bad, {})], NO_STREAM)
+    with pytest.raises(InvalidEventError):
+        store.append("g", [ev(1)], NO_STREAM, stream_type=bad)
+    with pytest.raises(InvalidEventError):
+        store.append_many([("g", [ev(1)], NO_STREAM), (bad, [ev(2)], NO_STREAM)])
+    with pytest.raises(InvalidNameError):
+        store.claim(bad, "me")
+    with pytest.raises(InvalidNameError):
+        store.claim("k", bad)
+    with pytest.raises(InvalidNameError):
+        store.seal(bad, "v")
+    with pytest.raises(InvalidEventError):
+        store.seal("k", bad)
+    with pytest.raises(InvalidNameError):
+        store.projection_position(bad)
+    assert store.head_position() == 0
+    assert store.unseal("k") is None and store.get_claim("k") is None
+
+
+def test_stream_type_and_metadata_are_bounded(store: EventStore) -> None:
+    with pytest.raises(InvalidEventError):
+        store.append("g", [ev(1)], NO_STREAM, stream_type="t" * 201)
+    with pytest.raises(InvalidEventError):
+        store.append("g", [ev(1)], NO_STREAM, stream_type="")
+    big = {"x": "a" * MAX_STREAM_METADATA_BYTES}
+    with pytest.raises(PayloadTooLargeError):
+        store.append("g", [ev(1)], NO_STREAM, stream_metadata=big)
+    with pytest.raises(FloatNotAllowedError):
+        store.append("g", [ev(1)], NO_STREAM, stream_metadata={"x": 0.5})
+    assert store.head_position() == 0
+    limit = {"x": "a" * (MAX_STREAM_METADATA_BYTES - len('{"x":""}'))}
+    store.append("g", [ev(1)], NO_STREAM, stream_type="t" * 200, stream_metadata=limit)
+    info = store.stream_info("g")
+    assert info is not None and info.metadata == limit and info.type == "t" * 200
+
+
+@pytest.mark.parametrize("size", [0, -1, True, 1.5, None])
+def test_batch_sizes_must_be_positive_ints(store: EventStore, size: object) -> None:
+    store.append("g", [ev(1)], NO_STREAM)
+    with pytest.raises(InvalidVersionError):
+        store.iter_all(batch_size=size)  # type: ignore[arg-type]
+    with pytest.raises(InvalidVersionError):
+        store.subscribe(batch_size=size)  # type: ignore[arg-type]
+    with pytest.raises(InvalidVersionError):
+        store.verify("g", batch_size=size)  # type: ignore[arg-type]
+    with pytest.raises(InvalidVersionError):
+        store.verify_all(batch_size=size)  # type: ignore[arg-type]
+    assert [e.version for e in store.iter_all(batch_size=1)] == [1]
+    assert store.verify("g", batch_size=1).ok
+
+
+@pytest.mark.parametrize("interval", [0, -0.5, float("nan"), float("inf"), "1", True])
+def test_poll_interval_must_be_a_positive_number(store: EventStore, interval: object) -> None:
+    with pytest.raises(InvalidVersionError):
+        store.subscribe(poll_interval=interval)  # type: ignore[arg-type]
 
 
 def test_stream_type_and_metadata_are_kept_from_creation(store: EventStore) -> None:
