@@ -1,7 +1,7 @@
 """Turn the JSON seat view a bot receives back into a `domain.view.SeatView`.
 
-Only what strategies use is rebuilt exactly (hand, tricks of the deal, rights, scores, legal
-actions); `history` (the ended deals) is left empty.
+Everything the JSON carries is rebuilt, `history` (the ended deals, with their hands and
+tricks) included, so `seat_view_from_dict(view.to_dict()) == view` for a seat's view.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any
 
 from domain.cards import mask_of, parse_card
 from domain.contracts import PENALTY_CONTRACTS, parse_contract
-from domain.game import Phase
+from domain.events import TrickTaken
+from domain.game import CompletedDeal, Phase, RedealtHands
 from domain.rules import Rules
 from domain.view import Action, PlayedTrick, SeatView
 
@@ -19,6 +20,30 @@ def _ints(values: Any, n: int = 4) -> tuple[int, ...]:
     if not isinstance(values, list):
         return (0,) * n
     return tuple(int(v) for v in values)
+
+
+def _history_entry(d: dict[str, Any]) -> CompletedDeal | RedealtHands:
+    deal, attempt, declarer = int(d["deal"]), int(d["attempt"]), int(d["declarer"])
+    hands = tuple(mask_of(parse_card(c) for c in h) for h in d["hands"])
+    if d.get("redeal"):
+        return RedealtHands(deal, attempt, declarer, hands)
+    tricks = tuple(
+        TrickTaken(deal, n, int(t["leader"]), tuple(parse_card(c) for c in t["cards"]), t["winner"])
+        for n, t in enumerate(d["tricks"], start=1)
+    )
+    king = d.get("king")
+    return CompletedDeal(
+        deal,
+        attempt,
+        declarer,
+        parse_contract(d["contract"]),
+        hands,
+        tricks,
+        _ints(d["tricks_won"]),
+        _ints(d["scores"]),
+        bool(d["void"]),
+        None if king is None else int(king),
+    )
 
 
 def seat_view_from_dict(data: dict[str, Any]) -> SeatView:
@@ -51,7 +76,7 @@ def seat_view_from_dict(data: dict[str, Any]) -> SeatView:
         trump_left=_ints(rights.get("trump")),
         penalty_left=_ints(rights.get("penalty")),
         uses=tuple(int(uses.get(c.value, 0)) for c in PENALTY_CONTRACTS),
-        history=(),
+        history=tuple(_history_entry(d) for d in data.get("history") or []),
         to_move=data.get("to_move"),
         legal=tuple(Action.from_dict(a) for a in data.get("legal") or []),
         strikes=_ints(data.get("strikes")),
