@@ -8,6 +8,10 @@ Same run, same disk, both at SQLite ``synchronous=FULL`` in WAL mode:
   * group commit (many games appending in one transaction; theirs: ``app.save(*aggregates)``),
 and the disk's raw limit: a bare sqlite3 insert-and-commit loop at the same settings.
 PostgreSQL figures are added when a server answers. Medians of several repeats.
+
+eventsourcing does not set ``synchronous`` itself (it takes SQLite's default), so the bench
+reads it back from the library's own connection and refuses to report unless it is FULL, as
+ours is: figures at different durability would not compare.
 """
 
 from __future__ import annotations
@@ -29,6 +33,39 @@ ROOT = Path(__file__).resolve().parents[1]
 PG_URL = os.environ.get(
     "KING_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
+
+
+_SYNC_NAMES = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+
+
+class NotComparable(RuntimeError):
+    """A store under test is not at SQLite synchronous=FULL: its figures would mislead."""
+
+
+def _sync_of_ours(store: Any) -> int:
+    """``PRAGMA synchronous`` on a connection of the store's write engine (every connection
+    gets the store's settings when it opens)."""
+    with store.engines.write.connect() as conn:
+        return int(conn.exec_driver_sql("PRAGMA synchronous").scalar())
+
+
+def _sync_of_peer(app: Any) -> int:
+    """``PRAGMA synchronous`` on a writer connection of eventsourcing's own pool
+    (``app.recorder.datastore``): a fresh connection to the file would only show the default."""
+    datastore = app.recorder.datastore
+    with datastore.get_connection(commit=True) as conn:
+        cursor = conn.cursor()
+        cursor.execute("PRAGMA synchronous")
+        return int(cursor.fetchone()[0])
+
+
+def _require_full(seen: dict[str, set[int]], who: str, value: int) -> None:
+    seen.setdefault(who, set()).add(value)
+    if value != 2:
+        raise NotComparable(
+            f"{who} runs at SQLite synchronous={_SYNC_NAMES.get(value, value)} ({value}), "
+            "not FULL (2): refusing to report figures at different durability"
+        )
 
 
 def _card(i: int) -> dict[str, Any]:
@@ -147,7 +184,9 @@ def peer_replay(app: Any, game_id: Any, events: int, rounds: int) -> float:
 # ------------------------------------------------------------------ interleaved
 
 
-def one_per_commit_interleaved(d: Path, n: int, chunk: int = 50) -> tuple[float, float, float]:
+def one_per_commit_interleaved(
+    d: Path, n: int, seen: dict[str, set[int]], chunk: int = 50
+) -> tuple[float, float, float]:
     """Raw loop, ours and eventsourcing one event per commit, in alternating chunks.
 
     The disk and CPUs are shared with other work; alternating small chunks (rotating which
@@ -162,6 +201,9 @@ def one_per_commit_interleaved(d: Path, n: int, chunk: int = 50) -> tuple[float,
     body = json.dumps(_card(1))
     store = _open_ours(f"sqlite:///{d / 'ours-i.db'}")
     app = _peer_app(d / "peer-i.db")
+    _require_full(seen, "raw sqlite3", int(raw.execute("PRAGMA synchronous").fetchone()[0]))
+    _require_full(seen, "ours", _sync_of_ours(store))
+    _require_full(seen, "eventsourcing", _sync_of_peer(app))
     game = _peer_game_class()()
     app.save(game)
     spent = {"raw": 0.0, "ours": 0.0, "peer": 0.0}
@@ -212,6 +254,7 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
     base.mkdir(exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="bench-store-", dir=base))
     results: dict[str, list[float]] = {}
+    seen: dict[str, set[int]] = {}
 
     def add(key: str, value: float) -> None:
         results.setdefault(key, []).append(value)
@@ -220,12 +263,13 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
         for r in range(repeats):
             d = work / f"r{r}"
             d.mkdir()
-            raw_rate, ours_rate, peer_rate = one_per_commit_interleaved(d, n_one)
+            raw_rate, ours_rate, peer_rate = one_per_commit_interleaved(d, n_one, seen)
             add("raw_sqlite_commits_per_s", raw_rate)
             add("ours_one_per_commit", ours_rate)
             add("peer_one_per_commit", peer_rate)
 
             store = _open_ours(f"sqlite:///{d / 'ours.db'}")
+            _require_full(seen, "ours", _sync_of_ours(store))
             add("ours_batch", ours_batch(store, commits, size, "game-batch"))
             add("ours_group", ours_group(store, group_commits, games, "grp"))
             ours_batch(store, replay_len // 20, 20, "game-replay")
@@ -233,6 +277,7 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
             store.close()
 
             app = _peer_app(d / "peer.db")
+            _require_full(seen, "eventsourcing", _sync_of_peer(app))
             game_cls = _peer_game_class()
             add("peer_batch", peer_batch(app, game_cls, commits, size))
             add("peer_group", peer_group(app, game_cls, group_commits, games))
@@ -251,6 +296,10 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "settings": {
             "sqlite": "WAL, synchronous=FULL (both)",
+            "synchronous (read back)": ", ".join(
+                f"{who} " + "/".join(f"{_SYNC_NAMES[v]}({v})" for v in sorted(values))
+                for who, values in seen.items()
+            ),
             "repeats": repeats,
             "one_per_commit_events": n_one,
             "batch": f"{commits} commits x {size} events",
@@ -368,7 +417,11 @@ def main(argv: list[str]) -> int:
     except ImportError:
         print("the eventsourcing library is needed: pip install -e '.[bench]'", file=sys.stderr)
         return 2
-    result = run(args.quick, repeats)
+    try:
+        result = run(args.quick, repeats)
+    except NotComparable as exc:
+        print(f"bench store: {exc}", file=sys.stderr)
+        return 3
     if args.json:
         print(json.dumps(result, indent=2))
     else:
