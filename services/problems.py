@@ -1,7 +1,8 @@
 """Every error as JSON problem details (RFC 9457): a status, a title and a reason.
 
 No traceback reaches a client: unexpected errors are logged (type and game path only) and
-answered with a plain 500.
+answered with a plain 500. A game or database too busy to decide in time is no bug: 503 with
+`Retry-After`, and a `code` saying which.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from domain.violations import Violation
-from eventstore import InvalidEventError, InvalidStreamIdError
+from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy
 from services.bots.urls import BadBotUrl
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
 from services.schemas import Problem, StrikeOut
-from tournament.games import GameNotFound
+from tournament.games import GameBusy, GameNotFound
 
 PROBLEM_JSON = "application/problem+json"
+BUSY_RETRY_SECONDS = 1
 log = get_logger("king.http")
 
 
@@ -88,6 +90,25 @@ def _http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     return response
 
 
+def _busy(code: str, detail: str) -> Any:
+    """503 with Retry-After; the exception's own text is not sent (a store error may quote
+    SQL), only a fixed reason."""
+
+    def handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        log.warning("busy", path=request.url.path, error=type(exc).__name__, code=code)
+        response = problem(
+            503,
+            "service unavailable",
+            detail,
+            type="https://king.example/problems/busy",
+            code=code,
+        )
+        response.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
+        return response
+
+    return handler
+
+
 def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     log.error(
@@ -127,6 +148,10 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     PlayerNotFound: _simple(404, "not found"),
     Conflict: _simple(409, "conflict"),
     PlayerExists: _simple(409, "conflict"),
+    GameBusy: _busy(
+        "game_busy", "the game kept changing while this request was decided; send it again"
+    ),
+    StoreBusy: _busy("store_busy", "the database is busy; send the request again"),
     ValidationException: _validation,
     HTTPException: _http,
     Exception: _internal,

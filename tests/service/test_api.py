@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from litestar.testing import TestClient
 
 from domain.record import check_record
+from eventstore import StoreBusy
 from services.app import create_app
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
@@ -16,6 +18,7 @@ from tests.service.helpers import (
     create_player,
     wait_over,
 )
+from tournament.games import GameBusy
 
 HOUSE4 = ["house:random", "house:heuristic", "house:random", "house:heuristic"]
 
@@ -207,6 +210,41 @@ def test_an_unknown_token_is_looked_up_once(client: TestClient) -> None:  # type
     finally:
         del players.authenticate
     assert calls == ["king_nope", ada]
+
+
+def test_busy_games_and_databases_answer_503_with_retry_after(
+    client: TestClient,  # type: ignore[type-arg]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GameBusy and StoreBusy used to fall through to a 500."""
+    ada = create_player(client, "ada")
+    services = client.app.state.king
+
+    def raising(exc: Exception) -> Any:
+        async def fail(*_: Any, **__: Any) -> Any:
+            raise exc
+
+        return fail
+
+    monkeypatch.setattr(services.games, "act", raising(GameBusy("game 'g' kept changing")))
+    r = client.post("/api/v1/games/g/actions", json={"type": "redeal"}, headers=bearer(ada))
+    body = problem(r, 503)
+    assert body["code"] == "game_busy" and "again" in body["detail"]
+    assert int(r.headers["retry-after"]) >= 1
+    monkeypatch.setattr(
+        services.games, "info", raising(StoreBusy("database busy: SELECT secret FROM x"))
+    )
+    r = client.get("/api/v1/games/g")
+    body = problem(r, 503)
+    assert body["code"] == "store_busy" and "SELECT" not in r.text
+    assert int(r.headers["retry-after"]) >= 1
+
+    def busy_list(*_: Any) -> Any:
+        raise StoreBusy("database busy")
+
+    monkeypatch.setattr(services.players, "list", busy_list)  # a synchronous service, in a thread
+    r = client.get("/api/v1/players", headers=bearer(ada))
+    assert problem(r, 503)["code"] == "store_busy" and r.headers["retry-after"] == "1"
 
 
 def test_operations_endpoints(client: TestClient) -> None:  # type: ignore[type-arg]
