@@ -2,7 +2,8 @@
 
 One attempt per decision. The connection goes to an address checked by the URL policy at
 request time (the Host header and TLS server name stay the URL's host). The reply is read as
-a stream and dropped beyond the size cap. Every failure is named, never raised.
+a stream and dropped beyond the size cap. Every failure is named, never raised: `failure` is
+the strike reason (stored, public), `code` the finer kind for metrics and logs.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from services.bots.urls import BadBotUrl, UrlPolicy
 
 @dataclass(frozen=True, slots=True)
 class PushReply:
-    """The bot's reply object, or why there is none (`failure`: a strike reason)."""
+    """The bot's reply object, or why there is none (`failure`: a strike reason; `code`: which
+    kind of failure, e.g. `too_large`, so a size-cap refusal is told apart from bad JSON)."""
 
     reply: dict[str, Any] | None
     failure: str | None
     detail: str
     seconds: float
+    code: str = ""
 
 
 class PushClient:
@@ -51,15 +54,19 @@ class PushClient:
             async with asyncio.timeout(max(seconds, 0.001)):
                 reply = await self._ask(url, body, start + seconds)
         except TimeoutError:
-            return PushReply(None, "timeout", "no reply before the deadline", _since(start))
+            return PushReply(
+                None, "timeout", "no reply before the deadline", _since(start), "timeout"
+            )
         except BadBotUrl as exc:
-            return PushReply(None, "unreachable", str(exc), _since(start))
+            return PushReply(None, "unreachable", str(exc), _since(start), "refused_url")
         except httpx.TimeoutException:
-            return PushReply(None, "timeout", "no reply before the deadline", _since(start))
+            return PushReply(
+                None, "timeout", "no reply before the deadline", _since(start), "timeout"
+            )
         except httpx.HTTPError as exc:
-            return PushReply(None, "unreachable", type(exc).__name__, _since(start))
+            return PushReply(None, "unreachable", type(exc).__name__, _since(start), "unreachable")
         except OSError as exc:
-            return PushReply(None, "unreachable", type(exc).__name__, _since(start))
+            return PushReply(None, "unreachable", type(exc).__name__, _since(start), "unreachable")
         return reply
 
     async def _ask(self, url: str, body: bytes, deadline: float) -> PushReply:
@@ -93,27 +100,30 @@ class PushClient:
         response = await self._client.send(request, stream=True)
         try:
             if response.status_code != 200:
-                return PushReply(
-                    None, "bad_reply", f"HTTP status {response.status_code}", _since(start)
-                )
+                detail = f"HTTP status {response.status_code}"
+                return PushReply(None, "bad_reply", detail, _since(start), "http_status")
             declared = response.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-                return PushReply(None, "bad_reply", "reply too large", _since(start))
+                detail = "reply too large: its Content-Length is over the cap"
+                return PushReply(None, "bad_reply", detail, _since(start), "too_large")
             chunks: list[bytes] = []
             size = 0
             async for chunk in response.aiter_raw():
                 size += len(chunk)
                 if size > self.max_bytes:
-                    return PushReply(None, "bad_reply", "reply too large", _since(start))
+                    detail = "reply too large: over the cap while reading"
+                    return PushReply(None, "bad_reply", detail, _since(start), "too_large")
                 chunks.append(chunk)
         finally:
             await response.aclose()
         try:
             reply = orjson.loads(b"".join(chunks))
         except orjson.JSONDecodeError:
-            return PushReply(None, "bad_reply", "reply is not JSON", _since(start))
+            return PushReply(None, "bad_reply", "reply is not JSON", _since(start), "not_json")
         if not isinstance(reply, dict):
-            return PushReply(None, "bad_reply", "reply is not a JSON object", _since(start))
+            return PushReply(
+                None, "bad_reply", "reply is not a JSON object", _since(start), "not_object"
+            )
         return PushReply(reply, None, "", _since(start))
 
 

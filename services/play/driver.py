@@ -51,6 +51,12 @@ def decision_request(
     }
 
 
+def _code(exc: BaseException) -> str | None:
+    """A card-free reason code of an error, when it carries one (a rule violation's)."""
+    code = getattr(getattr(exc, "violation", None), "code", None)
+    return code if isinstance(code, str) else None
+
+
 class GameDriver:
     def __init__(
         self, games: GameService, push: PushClient, metrics: Metrics, poll_seconds: float
@@ -105,8 +111,9 @@ class GameDriver:
                 return
             except Exception as exc:  # keep the game going: log, back off, try again
                 failures += 1
+                # The type and a reason code only: a rule engine's message can name cards.
                 log.error(
-                    "driver_error", game_id=game_id, error=type(exc).__name__, detail=str(exc)[:200]
+                    "driver_error", game_id=game_id, error=type(exc).__name__, code=_code(exc)
                 )
                 await asyncio.sleep(min(0.1 * 2**failures, 5.0))
 
@@ -122,7 +129,7 @@ class GameDriver:
             await games.notifier.wait(game_id, state.version, self.poll_seconds)
             return False
         owner = state.occupants[seat][-1]
-        await games.info(game_id)  # caches the game's time limit for publish_turn
+        info = await games.info(game_id)  # also caches the game's time limit for publish_turn
         turn = games.publish_turn(game_id, state)
         assert turn is not None
         if is_house(owner):
@@ -138,6 +145,11 @@ class GameDriver:
             await self._push(game_id, state, seat, owner, player.bot_url, turn)
         else:
             await self._wait_for_pull(game_id, state, seat, turn)
+            # From the turn's start (its deadline less the time limit) to the move or time-out.
+            started = turn.deadline - info.decision_seconds
+            self.metrics.decision_seconds.labels("pull", owner).observe(
+                max(time.time() - started, 0.0)
+            )
         return False
 
     async def _push(
@@ -149,7 +161,7 @@ class GameDriver:
         games = self.games
         if reply.failure is not None or reply.reply is None:
             reason = reply.failure or BAD_REPLY
-            self.metrics.push_failures.labels(reason).inc()
+            self.metrics.push_failures.labels(reply.code or reason).inc()
             await games.strike_at(game_id, seat, state.version, reason, reply.detail)
             return
         answer = reply.reply

@@ -9,7 +9,23 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-MODES = ("slow", "silent", "garbage", "huge", "illegal", "drop", "other_seat", "error500")
+MODES = (
+    "slow",
+    "silent",
+    "garbage",
+    "huge",
+    "huge_chunked",
+    "illegal",
+    "drop",
+    "other_seat",
+    "error500",
+)
+HUGE = 10 * 1024 * 1024  # bytes of padding: a legal reply, only too large
+
+
+def padded(reply: dict[str, Any], size: int = HUGE) -> bytes:
+    """`reply` as valid JSON with a `pad` string that makes it more than `size` bytes."""
+    return json.dumps({**reply, "pad": "x" * size}).encode()
 
 
 def _illegal(request: dict[str, Any]) -> dict[str, Any]:
@@ -28,9 +44,10 @@ def _illegal(request: dict[str, Any]) -> dict[str, Any]:
 
 
 class BadBot:
-    def __init__(self, mode: str, delay: float = 1.0) -> None:
+    def __init__(self, mode: str, delay: float = 1.0, huge: int = HUGE) -> None:
         self.mode = mode
         self.delay = delay
+        self.huge = huge
         self.requests = 0
         bot = self
 
@@ -54,18 +71,8 @@ class BadBot:
                 elif bot.mode == "garbage":
                     self._raw(200, b"{this is not json")
                     return
-                elif bot.mode == "huge":
-                    self.send_response(200)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("connection", "close")
-                    self.end_headers()
-                    chunk = b"[" * 65536
-                    try:
-                        for _ in range(160):  # 10 MiB, no content-length: read as a stream
-                            self.wfile.write(chunk)
-                    except OSError:
-                        pass
-                    self.close_connection = True
+                elif bot.mode in ("huge", "huge_chunked"):
+                    self._huge(padded(reply, bot.huge), chunked=bot.mode == "huge_chunked")
                     return
                 elif bot.mode == "illegal":
                     reply = {"action": _illegal(request)}
@@ -79,6 +86,29 @@ class BadBot:
                     self._raw(500, b'{"error": "boom"}')
                     return
                 self._raw(200, json.dumps(reply).encode())
+
+            def _huge(self, body: bytes, chunked: bool) -> None:
+                """A valid reply past the cap: with its Content-Length, or chunked without."""
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("connection", "close")
+                if chunked:
+                    self.send_header("transfer-encoding", "chunked")
+                else:
+                    self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                step = 65536
+                try:
+                    for i in range(0, len(body), step):
+                        part = body[i : i + step]
+                        if chunked:
+                            part = b"%x\r\n%s\r\n" % (len(part), part)
+                        self.wfile.write(part)
+                    if chunked:
+                        self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # the service stopped reading at its cap
+                    pass
+                self.close_connection = True
 
             def _raw(self, status: int, body: bytes) -> None:
                 self.send_response(status)

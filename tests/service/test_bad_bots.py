@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -10,7 +11,9 @@ from litestar.testing import TestClient
 
 from services.app import create_app
 from services.botkit import PushBotServer, strategy_decider
-from tests.service.bad_bots import MODES, BadBot
+from services.bots.push import PushClient, PushReply
+from services.bots.urls import UrlPolicy
+from tests.service.bad_bots import HUGE, MODES, BadBot
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import create_game, create_player, wait_over
 
@@ -19,12 +22,13 @@ REASON = {
     "silent": "timeout",
     "garbage": "bad_reply",
     "huge": "bad_reply",
+    "huge_chunked": "bad_reply",
     "illegal": "illegal_action",
     "drop": "unreachable",
     "other_seat": "bad_reply",
     "error500": "bad_reply",
 }
-DECISION_SECONDS = 0.5
+DECISION_SECONDS = 2.0  # generous: the good bot shares two busy cores with nine games
 
 
 def events(client: Any, game_id: str) -> list[dict[str, Any]]:
@@ -67,13 +71,44 @@ def test_every_kind_of_bad_bot_is_struck_out_and_the_games_finish(
                 assert points[mode.replace("_", "-")] == "-30"
                 assert client.get(f"/api/v1/games/{game_id}/audit").json()["ok"], mode
             assert bots["huge"].requests == 3 and bots["illegal"].requests == 3
+            assert bots["huge_chunked"].requests == 3
             metrics = client.get("/metrics").text
             assert 'king_strikes_total{reason="timeout"} 6.0' in metrics
-            assert "king_forfeits_total 8.0" in metrics
+            assert f"king_forfeits_total {len(MODES)}.0" in metrics
+            # the two oversized (but valid) replies, and only they, were refused for their size
+            assert 'king_push_failures_total{reason="too_large"} 6.0' in metrics
+            assert 'king_push_failures_total{reason="not_json"} 3.0' in metrics
     finally:
         good.stop()
         for bot in bots.values():
             bot.stop()
+
+
+@pytest.mark.parametrize("mode", ["huge", "huge_chunked"])
+def test_a_valid_reply_past_the_size_cap_is_refused_for_its_size(mode: str) -> None:
+    """The same 10 MiB reply is accepted under a cap above it: only the cap refuses it."""
+    bot = BadBot(mode).start()
+    request = {"seat": 0, "legal": [{"type": "declare", "contract": "no_tricks"}], "view": {}}
+    body = orjson.dumps(request)
+
+    async def ask(cap: int) -> PushReply:
+        client = PushClient(UrlPolicy("loopback"), 5.0, cap, "test")
+        try:
+            return await client.ask(bot.url, body, 30.0)
+        finally:
+            await client.aclose()
+
+    try:
+        refused = asyncio.run(ask(65_536))
+        accepted = asyncio.run(ask(HUGE + 4096))
+    finally:
+        bot.stop()
+    assert (refused.failure, refused.code) == ("bad_reply", "too_large"), refused
+    how = "over the cap while reading" if mode == "huge_chunked" else "Content-Length"
+    assert how in refused.detail
+    assert accepted.failure is None and accepted.reply is not None, accepted.detail
+    assert accepted.reply["action"] == request["legal"][0]  # type: ignore[index]
+    assert len(accepted.reply["pad"]) == HUGE
 
 
 def test_bot_urls_are_checked_again_when_called(make_settings: SettingsFactory) -> None:

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import httpx
+import orjson
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from domain.record import check_record
 from services.botkit import PullBot, PushBotServer, strategy_decider
@@ -69,12 +71,38 @@ def play_games(
                 assert audit["ok"] and audit["replay"]["seed_checked"], audit
             runner.join(timeout=60)
             assert not bot.errors, bot.errors
+            # the pull seat's decisions are timed like the push bots' (king_decision_seconds)
+            made = sum(pull_decisions(client, game_id, "puller") for game_id in games)
+            timed = decision_count(client.get("/metrics").text, "pull", "puller")
+            # each decision once; the first of a game may come before the driver looks
+            assert made > len(games) and made - len(games) <= timed <= made, (timed, made)
+            assert decision_count(client.get("/metrics").text, "push", "pushy") > 0
             mine = client.get("/api/v1/games", params={"player": "puller"}).json()
             assert sorted(g["id"] for g in mine) == sorted(games)
             assert client.get("/api/v1/me", headers=bearer(pull_token)).json()["kind"] == "human"
     finally:
         push_heuristic.stop()
         push_random.stop()
+
+
+def pull_decisions(client: httpx.Client, game_id: str, player: str) -> int:
+    """How many decisions (declare, redeal, play) `player`'s seat made in the game."""
+    text = client.get(f"/api/v1/games/{game_id}/events", params={"follow": False}).text
+    events = [orjson.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    seat = next(e for e in events if e["type"] == "game_created")["data"]["players"].index(player)
+    kinds = ("contract_declared", "redeal_asked", "card_played")
+    return sum(1 for e in events if e["type"] in kinds and e["data"].get("seat") == seat)
+
+
+def decision_count(metrics: str, kind: str, player: str) -> float:
+    for family in text_string_to_metric_families(metrics):
+        for sample in family.samples:
+            if sample.name == "king_decision_seconds_count" and sample.labels == {
+                "kind": kind,
+                "player": player,
+            }:
+                return float(sample.value)
+    return 0.0
 
 
 def test_the_driver_resumes_live_games_after_a_restart(
