@@ -202,6 +202,12 @@ WORDS: dict[str, tuple[str, str]] = {
     "playable": ("oynanabilir", "playable"),
     "won_trick": ("löveyi aldı", "took the trick"),
     "of": ("/", "of"),
+    "declaring": ("oyun seçiyor", "declaring"),
+    "events": ("olay", "events"),
+    "starts_live": (
+        "Masa başlayınca bu sayfa oyunu canlı gösterir.",
+        "This page shows the game live once it starts.",
+    ),
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+from collections import OrderedDict
 from fractions import Fraction
 from typing import Any
 
@@ -22,6 +22,7 @@ from services.web.i18n import (
     pick_lang,
     words,
 )
+from services.web.tables import describe, index_statuses, live_line
 from tournament.games import GameNotFound
 
 try:  # the tournament code may be absent in a trimmed build: its pages then skip
@@ -32,7 +33,9 @@ except ImportError:  # pragma: no cover
 
 Req = Request[Any, Any, Any]
 LEADERBOARD_GAMES = 100
-_AUDITS: dict[tuple[str, int], dict[str, object]] = {}
+AUDITS_KEPT = 256  # finished games' audit results kept (an audit re-reads the whole stream)
+LIVE_TABLES_BUDGET_S = 1.0  # reading live tables' states for a tournament page stops here
+_AUDITS: OrderedDict[tuple[str, int], dict[str, object]] = OrderedDict()
 _BOARD: dict[str, Any] = {"key": None, "rows": []}
 
 
@@ -90,7 +93,12 @@ async def _game(services: Any, game_id: str) -> tuple[str, GameState | None]:
         state = await services.games.load(game_id)
         return ("over" if state.phase is Phase.OVER else "live"), state
     if info.status == "created":
-        return "created", None
+        # This process's index entry may lag a start made by another process: the stream
+        # says for sure (only asked while the index says "created").
+        if not await asyncio.to_thread(services.repo.exists, game_id):
+            return "created", None
+        state = await services.games.load(game_id)
+        return ("over" if state.phase is Phase.OVER else "live"), state
     return info.status, await services.games.load(game_id)
 
 
@@ -126,6 +134,20 @@ def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
+def _cached_audit(key: tuple[str, int]) -> dict[str, object] | None:
+    audit = _AUDITS.get(key)
+    if audit is not None:
+        _AUDITS.move_to_end(key)
+    return audit
+
+
+def _keep_audit(key: tuple[str, int], audit: dict[str, object]) -> None:
+    _AUDITS[key] = audit
+    _AUDITS.move_to_end(key)
+    while len(_AUDITS) > AUDITS_KEPT:
+        _AUDITS.popitem(last=False)
+
+
 def _tournaments(services: Any) -> list[dict[str, Any]]:
     if TournamentRunner is None:
         return []
@@ -149,6 +171,54 @@ def _tournaments(services: Any) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _round_tables(services: Any, state: Any) -> list[dict[str, Any]]:
+    """Every round's tables (blocking). A recorded result settles a table; the others take
+    their status from the games index in one query, and the live ones (within a time budget)
+    a line from the public view."""
+    results = {r.game_id: r for r in state.results}
+    planned = [
+        [dict(t) for t in (state.round_games[i] if i < len(state.round_games) else ())]
+        for i in range(len(state.rounds))
+    ]
+    open_ids = [str(t["game_id"]) for ts in planned for t in ts]
+    open_ids = [g for g in open_ids if g not in results]
+    statuses = index_statuses(services.games.read_engine, open_ids) if open_ids else {}
+    for gid in open_ids:
+        if gid not in statuses:  # played by a runner outside the service: not indexed
+            statuses[gid] = "live" if services.repo.exists(gid) else "created"
+    wanted = [g for g in open_ids if statuses[g] != "created"]
+    states = describe(services.repo, wanted, LIVE_TABLES_BUDGET_S)
+    rounds = []
+    for rnd, tables in zip(state.rounds, planned, strict=True):
+        rows = []
+        for table in tables:
+            game_id = str(table["game_id"])
+            result = results.get(game_id)
+            row: dict[str, Any] = {
+                "number": table.get("table"),
+                "game_id": game_id,
+                "seats": list(table.get("seats", [])),
+                "house": list(table.get("house", [])),
+                "status": "over" if result else statuses[game_id],
+                "totals": list(result.totals) if result else None,
+                "winners": list(result.winners) if result else [],
+                "now": None,
+            }
+            gs = states.get(game_id)
+            if result is None and gs is not None:
+                if gs.phase is Phase.OVER:
+                    row["status"] = "over"
+                    row["totals"] = list(gs.totals)
+                    row["winners"] = list(gs.result.winners) if gs.result else []
+                elif gs.phase in (Phase.DECLARING, Phase.PLAYING):
+                    row["status"] = "live"
+                    row["now"] = live_line(gs)
+                    row["totals"] = row["now"]["totals"]
+            rows.append(row)
+        rounds.append({"number": rnd.number, "tables": rows, "byes": list(rnd.byes)})
+    return rounds
 
 
 class WebController(Controller):
@@ -189,10 +259,10 @@ class WebController(Controller):
         payload = replay_payload(state, status)
         audit: dict[str, object] | None = None
         if status == "over":
-            audit = _AUDITS.get((game_id, state.version))
+            audit = _cached_audit((game_id, state.version))
             if audit is None:
                 audit = (await asyncio.to_thread(services.repo.audit, game_id)).to_dict()
-                _AUDITS[(game_id, state.version)] = audit
+                _keep_audit((game_id, state.version), audit)
         return _page(
             request,
             "game.html",
@@ -220,42 +290,13 @@ class WebController(Controller):
     ) -> Template:
         if TournamentRunner is None:
             return _not_found(request, "tournament")
-        started = time.monotonic()
         runner = TournamentRunner(services.store, services.repo)
         try:
             state = await asyncio.to_thread(runner.load, tournament_id)
         except TournamentNotFound:
             return _not_found(request, "tournament")
         standings = current_standings(state) if state.created is not None else None
-        results = {r.game_id: r for r in state.results}
-        rounds = []
-        for i, rnd in enumerate(state.rounds):
-            tables = []
-            for table in state.round_games[i] if i < len(state.round_games) else ():
-                game_id = str(table["game_id"])
-                result = results.get(game_id)
-                status = "over" if result is not None else "created"
-                totals: list[int] | None = list(result.totals) if result else None
-                if result is None and time.monotonic() - started < 2.0:
-                    try:
-                        _, gs = await _game(services, game_id)
-                    except GameNotFound:
-                        gs = None
-                    if gs is not None:
-                        status = "over" if gs.phase is Phase.OVER else "live"
-                        totals = list(gs.totals)
-                tables.append(
-                    {
-                        "number": table.get("table"),
-                        "game_id": game_id,
-                        "seats": list(table.get("seats", [])),
-                        "house": list(table.get("house", [])),
-                        "status": status,
-                        "totals": totals,
-                        "winners": list(result.winners) if result else [],
-                    }
-                )
-            rounds.append({"number": rnd.number, "tables": tables, "byes": list(rnd.byes)})
+        rounds = await asyncio.to_thread(_round_tables, services, state)
         rows = []
         if standings is not None:
             for r in standings.rows:

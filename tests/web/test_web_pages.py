@@ -11,8 +11,8 @@ from litestar.testing import TestClient
 
 from domain.cards import card_name, cards_of
 from domain.contracts import Contract, display_name
-from services.app import services_of
-from tests.service.helpers import bearer, create_player, wait_for, wait_over
+from services.app import create_app, services_of
+from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_for, wait_over
 from tests.web.conftest import new_game
 
 HOUSE = ["house:random"] * 4
@@ -180,3 +180,131 @@ def test_tournament_page_shows_standings_and_rounds(client: TestClient[Any]) -> 
     assert f"/games/{game_id}" in client.get("/tournaments/cup").text
     assert client.get(f"/games/{game_id}").status_code == 200  # a runner game, not indexed
     assert "/tournaments/cup" in client.get("/").text
+
+
+def _cells(html: str, game_id: str) -> str:
+    """The text of the tournament page's row for `game_id` (tags dropped, spaces squeezed)."""
+    rows = [r for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
+    assert rows, f"no row for {game_id}"
+    return " ".join(re.sub(r"<[^>]+>", " ", rows[0]).split())
+
+
+def test_tournament_page_describes_a_live_runner_table(client: TestClient[Any]) -> None:
+    """A table the runner plays outside the service (not in the games index) is live as soon
+    as its game exists, with the deal, contract and trick count from the public view."""
+    from domain.deal import scores as deal_scores
+    from domain.rules import Rules
+    from domain.view import seat_view
+    from tournament.runner import TournamentRunner, parse_players
+
+    services = services_of(client.app)
+    runner = TournamentRunner(services.store, services.repo)
+    runner.create(
+        "cup2",
+        parse_players("random*4"),
+        format="swiss",
+        rounds=1,
+        rules=Rules.from_dict({"mode": "short12"}),
+    )
+    assert runner.step("cup2").kind == "paired"
+    game_id = str(runner.load("cup2").round_games[0][0]["game_id"])
+    assert "waiting" in _cells(client.get("/tournaments/cup2?lang=en").text, game_id)
+    assert runner.step("cup2").kind == "created"
+    # Declare and play five cards with the first legal action: one trick taken, one begun.
+    plays = 0
+    while plays < 5:
+        state = services.repo.load(game_id)
+        seat = state.to_move
+        assert seat is not None
+        action = seat_view(state, seat).legal[0]
+        assert services.repo.execute(game_id, action.command(seat)).violation is None
+        plays += action.kind == "play"
+    state = services.repo.load(game_id)
+    html = client.get("/tournaments/cup2?lang=en").text
+    row = _cells(html, game_id)
+    contract = display_name(state.deal.contract) if state.deal else ""
+    declarer = state.players[state.declarer]
+    assert f"live · Deal 1/12 · {contract} ({declarer}) · Trick 1/13" in row, row
+    assert "● Follow live" in row
+    # The running totals: ended deals (none) plus this deal's trick so far.
+    assert state.deal is not None
+    running = [t + d for t, d in zip(state.totals, deal_scores(state.deal), strict=True)]
+    assert " / ".join(map(str, running)) in row
+    # Nothing of a hand: the page names no card at all.
+    assert "data-card" not in html and not re.search(r'"[2-9TJQKA][SHDC]"', html)
+
+
+def test_tournament_page_reads_live_status_from_the_index(tmp_path: Any) -> None:
+    """A service tournament's table waiting for a person: live (from the games index), with
+    its deal line, though the tournament has no result for it."""
+    from tests.web.conftest import web_settings
+
+    with TestClient(create_app(web_settings(tmp_path, scheduler_seconds=0.2))) as c:
+        ada = create_player(c, "ada")
+        body = {
+            "id": "cup3",
+            "format": "swiss",
+            "rounds": 1,
+            "rules": {"mode": "short12"},
+            "decision_seconds": 600,
+            "players": [{"player": "ada"}] + [{"strategy": "random"}] * 3,
+        }
+        r = c.post("/api/v1/tournaments", json=body, headers=ADMIN_HEADERS)
+        assert r.status_code == 201, r.text
+        r = c.post("/api/v1/tournaments/cup3/start", headers=ADMIN_HEADERS)
+        assert r.status_code == 200, r.text
+
+        def table() -> str | None:
+            sched = c.get("/api/v1/tournaments/cup3").json()["schedule"]
+            gid = sched[0]["tables"][0]["game_id"] if sched and sched[0]["tables"] else None
+            if gid is None:
+                return None
+            r = c.get(f"/api/v1/games/{gid}")  # 404 until the scheduler has made the table
+            return (
+                str(gid) if r.status_code == 200 and r.json()["game"]["status"] == "live" else None
+            )
+
+        game_id = wait_for(table, "the tournament's table to start")
+        seat = c.get(f"/api/v1/games/{game_id}").json()["view"]["players"].index("ada")
+        wait_for(
+            lambda: (
+                c.get(f"/api/v1/games/{game_id}/seats/{seat}", headers=bearer(ada)).json()["view"][
+                    "to_move"
+                ]
+                == seat
+            ),
+            "ada's turn",
+        )
+        row = _cells(c.get("/tournaments/cup3?lang=en").text, game_id)
+        assert " live · Deal 1/12 · " in row and "● Follow live" in row, row
+
+
+def test_unstarted_table_page_waits_then_shows_the_game(client: TestClient[Any], ada: str) -> None:
+    new_game(client, ada, ["ada", *HOUSE[:3]], "soon", start=False)
+    html = client.get("/games/soon?lang=en").text
+    assert 'data-game="soon"' in html and "/static/waiting.js" in html
+    assert client.get("/games/soon/replay.json").json()["status"] == "created"
+    assert client.get("/static/waiting.js").status_code == 200
+    r = client.post("/api/v1/games/soon/start", headers=bearer(ada))
+    assert r.status_code == 200, r.text
+    assert client.get("/games/soon/replay.json").json()["status"] == "live"
+    html = client.get("/games/soon?lang=en").text
+    assert 'id="replay-data"' in html and "waiting.js" not in html
+
+
+def test_audit_cache_is_bounded_and_keeps_the_recent() -> None:
+    from services.web import pages
+
+    saved = pages._AUDITS.copy()
+    pages._AUDITS.clear()
+    try:
+        for i in range(pages.AUDITS_KEPT):
+            pages._keep_audit((f"g{i}", 1), {"ok": True})
+        assert pages._cached_audit(("g0", 1)) is not None  # used: now the newest
+        pages._keep_audit(("extra", 1), {"ok": True})
+        assert len(pages._AUDITS) == pages.AUDITS_KEPT
+        assert pages._cached_audit(("g0", 1)) is not None
+        assert pages._cached_audit(("g1", 1)) is None  # the least recently used went
+    finally:
+        pages._AUDITS.clear()
+        pages._AUDITS.update(saved)

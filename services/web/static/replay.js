@@ -277,8 +277,15 @@
         if (!a) { return; }
         var box = document.getElementById("audit-result");
         box.textContent = "";
-        box.appendChild(K.el("p", a.ok ? "ok" : "bad", a.ok ? "✔ " + T.audit_ok : "✘ " + T.audit_bad));
+        box.appendChild(K.el("p", a.ok ? "ok" : "bad", auditText(a)));
       });
+  }
+  /* The same words as the server-rendered result (game.html): the failing check's reason and
+     the first bad event version; the hash chain's verdict first, since the replay reads it. */
+  function auditText(a) {
+    if (a.ok) { return "✔ " + T.audit_ok + " (" + a.events + " " + T.events + ")"; }
+    var bad = (a.chain && !a.chain.ok) ? a.chain : (a.replay || {});
+    return "✘ " + T.audit_bad + ": " + bad.reason + (bad.first_bad_version ? " (v" + bad.first_bad_version + ")" : "");
   }
   function live() {
     if (data.status !== "live" || !window.EventSource) { return; }

@@ -1,0 +1,74 @@
+"""A tournament page's tables: each table's status from the games index (one query for the
+whole page), and for a live table a line from the public view: the deal, its contract, the
+tricks played and the running totals. Never a card in anyone's hand.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlmodel import Session, col
+
+from domain.game import GameState, Phase
+from domain.view import public_view
+from services.db.models import GameRow
+from services.web.i18n import contract_name
+from tournament.games import GameNotFound, GameRepository
+
+TRICKS_PER_DEAL = 13
+CHUNK = 500  # ids per IN (...) query: well under every backend's parameter limit
+
+
+def index_statuses(engine: Engine, game_ids: Iterable[str]) -> dict[str, str]:
+    """Each indexed game's status ("created", "live", "over"); games the index does not hold
+    (run by the tournament runner outside the service) are left out."""
+    ids = list(dict.fromkeys(game_ids))
+    out: dict[str, str] = {}
+    with Session(engine) as session:
+        for i in range(0, len(ids), CHUNK):
+            query = select(col(GameRow.id), col(GameRow.status)).where(
+                col(GameRow.id).in_(ids[i : i + CHUNK])
+            )
+            out.update((gid, status) for gid, status in session.execute(query).all())
+    return out
+
+
+def live_line(state: GameState) -> dict[str, Any]:
+    """What a tournament page says about a table in play (public view only)."""
+    view = public_view(state)
+    contract = view.contract.value if view.contract else None
+    return {
+        "deal": view.deal_no,
+        "deals": state.rules.deals,
+        "contract_name": contract_name(contract) if contract else None,
+        "declarer": view.players[view.declarer] if view.declarer >= 0 else None,
+        "declaring": view.phase is Phase.DECLARING,
+        "tricks": sum(view.tricks_won),
+        "tricks_per_deal": TRICKS_PER_DEAL,
+        "to_move": view.players[view.to_move] if view.to_move is not None else None,
+        # as on the replay page: the ended deals plus this deal's tricks so far
+        "totals": [t + d for t, d in zip(view.totals, view.deal_scores, strict=True)],
+    }
+
+
+def describe(
+    repo: GameRepository, game_ids: list[str], budget_s: float
+) -> dict[str, GameState | None]:
+    """The states of `game_ids`, in order, until `budget_s` seconds have gone (blocking).
+
+    A game missing from the store maps to None; games past the budget are left out (the page
+    still shows their status and link). The repository's cache makes a repeat load read only
+    the events since the last one."""
+    started = time.monotonic()
+    out: dict[str, GameState | None] = {}
+    for gid in game_ids:
+        if time.monotonic() - started >= budget_s:
+            break
+        try:
+            out[gid] = repo.load(gid)
+        except GameNotFound:
+            out[gid] = None
+    return out
