@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
 import subprocess
 import sys
@@ -10,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from domain.record import check_record
+from services.cli import main
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "tests" / "conformance"
 SAMPLES = sorted(p for p in CONFORMANCE.glob("*.json") if not p.name.endswith(".expected.json"))
@@ -71,13 +73,13 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-@pytest.mark.skipif(not SAMPLES, reason=f"no conformance examples at {CONFORMANCE}")
-@settings(max_examples=150, deadline=None)
-@given(data=st.data())
-def test_mutated_conformance_records_get_an_answer(data: st.DataObject) -> None:
+def _mutated_record(data: st.DataObject) -> Any:
+    """A conformance record with one to three of its values deleted, replaced or swapped."""
     doc = json.loads(data.draw(st.sampled_from(SAMPLES)).read_text())
     for _ in range(data.draw(st.integers(1, 3))):
         paths = [p for p in _paths(doc) if p]
+        if not paths:
+            break
         path = data.draw(st.sampled_from(paths))
         parent = doc
         for key in path[:-1]:
@@ -96,7 +98,14 @@ def test_mutated_conformance_records_get_an_answer(data: st.DataObject) -> None:
                 data.draw(st.integers(0, len(parent) - 1)),
             )
             parent[i], parent[j] = copy.deepcopy(parent[j]), copy.deepcopy(parent[i])
-    _assert_answer(doc)
+    return doc
+
+
+@pytest.mark.skipif(not SAMPLES, reason=f"no conformance examples at {CONFORMANCE}")
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_mutated_conformance_records_get_an_answer(data: st.DataObject) -> None:
+    _assert_answer(_mutated_record(data))
 
 
 @pytest.mark.parametrize(
@@ -113,3 +122,57 @@ def test_the_cli_never_prints_a_traceback(payload: bytes) -> None:
     assert proc.returncode == 2, proc.stderr
     assert b"Traceback" not in proc.stderr
     assert json.loads(proc.stdout)["error"]["code"] == "malformed"
+
+
+def _cli(stdin: bytes) -> tuple[int, bytes, str]:
+    """`king record check -` run in this process: exit status, standard output and error."""
+    saved = sys.stdin, sys.stdout, sys.stderr
+    stdout, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
+    sys.stdin, sys.stdout, sys.stderr = io.TextIOWrapper(io.BytesIO(stdin)), stdout, err
+    try:
+        status = main(["record", "check", "-"])
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    stdout.flush()
+    return status, stdout.buffer.getvalue(), err.getvalue()  # type: ignore[attr-defined]
+
+
+def _mutated_bytes(data: st.DataObject) -> bytes:
+    """A conformance record's bytes with cuts, flipped, inserted or deleted bytes."""
+    raw = bytearray(data.draw(st.sampled_from(SAMPLES)).read_bytes())
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, max(0, len(raw) - 1)))
+        how = data.draw(st.sampled_from(["cut", "flip", "insert", "delete"]))
+        if how == "cut":
+            raw = raw[:i]
+        elif how == "flip" and raw:
+            raw[i] = data.draw(st.integers(0, 255))
+        elif how == "insert":
+            raw[i:i] = data.draw(st.binary(min_size=1, max_size=8))
+        else:
+            del raw[i : i + data.draw(st.integers(1, 16))]
+    return bytes(raw)
+
+
+@pytest.mark.skipif(not SAMPLES, reason=f"no conformance examples at {CONFORMANCE}")
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), kind=st.sampled_from(["record", "bytes", "random"]))
+def test_the_cli_entry_answers_any_bytes_with_json_and_a_status(
+    data: st.DataObject, kind: str
+) -> None:
+    if kind == "record":  # mutated values, still JSON: reaches the rules (exit 0, 1 or 2)
+        payload = json.dumps(_mutated_record(data)).encode()
+    elif kind == "bytes":  # mutated text: mostly not JSON any more
+        payload = _mutated_bytes(data)
+    else:
+        payload = data.draw(st.binary(max_size=64))
+    status, out, err = _cli(payload)
+    assert status in (0, 1, 2), err
+    event(f"{kind}: exit {status}")
+    assert "Traceback" not in err
+    answer = json.loads(out)  # exactly one JSON object on standard output
+    assert isinstance(answer, dict) and answer["valid"] is (status == 0)
+    if status:
+        assert isinstance(answer["error"]["code"], str) and answer["error"]["message"]
+    if status == 2:
+        assert answer["error"]["code"] == "malformed"
