@@ -2,10 +2,11 @@
 them on.
 
 - `TournamentDesk` is the service layer of tournaments: create (with the service's options:
-  start time, time limit), register, withdraw, start, pause, resume, and the read models
-  (summary, pairings, standings, leaderboard). A tournament's own events are its stream
-  `tournament-<id>` (tournament.runner); what only the service needs — when to start, whether
-  it is paused — is a second stream `tournament-control-<id>`, appended the same way.
+  start time, time limit), register, withdraw, start, pause, resume, pair the next round by
+  hand, and the read models (summary, pairings, standings, leaderboard). A tournament's own
+  events are its stream `tournament-<id>` (tournament.runner); what only the service needs —
+  when to start, whether it is paused — is a second stream `tournament-control-<id>`, appended
+  the same way.
 - `service_game_factory` makes the runner create each table's game through the GameService
   (a games-index row, seats mapped to service players or `house:<strategy>`, the round's
   derived seed and shuffle id) and hand it to the game driver, which plays it (house, push
@@ -41,11 +42,11 @@ from services.play.driver import GameDriver
 from services.play.house import HOUSE_PREFIX, check_house, house_owner
 from services.play.service import Conflict, GameService
 from services.settings import Settings
-from tournament.events import TournamentState
+from tournament.events import ManualPairing, TournamentState, to_payload
 from tournament.games import GameExists, GameRepository
-from tournament.pairing.export import input_to_json, round_to_json
-from tournament.pairing.round_robin import RoundRobinInput
-from tournament.planning import current_standings, swiss_input
+from tournament.pairing.export import input_to_json, round_to_json, schedule_to_json
+from tournament.pairing.round_robin import RoundRobinInput, schedule
+from tournament.planning import check_manual, current_standings, swiss_input
 from tournament.ratings import (
     Identity,
     LeaderboardRow,
@@ -381,6 +382,42 @@ class TournamentDesk:
                 log.info(type_, tournament_id=tournament_id, by=by)
                 return self.control(tournament_id)
 
+    def set_pairing(
+        self,
+        tournament_id: str,
+        round_no: int,
+        tables: Sequence[Sequence[str]],
+        byes: Sequence[str],
+        by: str,
+    ) -> TournamentState:
+        """Record the organiser's pairing of the next round (BadPairing, nothing recorded, when
+        it is not the next round or does not seat every active player exactly once). The
+        runner pairs that round as given; a later hand pairing of the same round replaces it,
+        and a registration or withdrawal before the round is paired drops it."""
+        while True:
+            state = self.load(tournament_id)
+            rnd = check_manual(state, round_no, tables, byes)
+            event = ManualPairing(
+                rnd.number,
+                tuple(
+                    {"table": t.number, "seats": list(t.seats), "house": list(t.house)}
+                    for t in rnd.tables
+                ),
+                rnd.byes,
+                by,
+            )
+            try:
+                self.store.append(
+                    tournament_stream(tournament_id),
+                    [NewEvent(event.TYPE, to_payload(event))],
+                    state.version,
+                    stream_type="tournament",
+                )
+            except VersionConflict:
+                continue  # the tournament moved (maybe the round was paired): check again
+            log.info("tournament_paired_by_hand", tournament_id=tournament_id, round=round_no)
+            return self.load(tournament_id)
+
     # --- reading -----------------------------------------------------------------------
 
     def load(self, tournament_id: str) -> TournamentState:
@@ -420,35 +457,41 @@ class TournamentDesk:
 
     def pairings(self, tournament_id: str) -> list[dict[str, Any]]:
         """Each round: its tables (game ids, seats, house seats), byes, and the king-pairing/1
-        input it was paired from (re-check with `king pairing check` / export.verify)."""
+        input it was paired from (re-check with `king pairing check` / export.verify); a
+        round-robin's rounds also say how their schedule was built and how balanced it is. A
+        round paired by hand is `manual` and has no input: no system reproduces it."""
         from tournament.events import RoundPaired, apply, from_payload
 
         out: list[dict[str, Any]] = []
+        plans: dict[str, dict[str, Any]] = {}
         state = TournamentState()
         for r in self.store.read_stream(tournament_stream(tournament_id)):
             event = from_payload(r.type, r.payload)
             if isinstance(event, RoundPaired):
-                doc = _pairing_input(state)
+                before = state
                 state = apply(state, event)
                 rnd = state.rounds[-1]
-                out.append(
-                    {
-                        "round": event.round,
-                        "tables": [
-                            {
-                                "table": t["table"],
-                                "game_id": t["game_id"],
-                                "seats": list(t["seats"]),
-                                "house_seats": list(t.get("house", ())),
-                            }
-                            for t in event.tables
-                        ],
-                        "byes": list(event.byes),
-                        "closed": False,
-                        "pairing": round_to_json(rnd),
-                        "input": doc,
-                    }
-                )
+                manual = rnd.number in state.manual_rounds
+                item: dict[str, Any] = {
+                    "round": event.round,
+                    "tables": [
+                        {
+                            "table": t["table"],
+                            "game_id": t["game_id"],
+                            "seats": list(t["seats"]),
+                            "house_seats": list(t.get("house", ())),
+                        }
+                        for t in event.tables
+                    ],
+                    "byes": list(event.byes),
+                    "closed": False,
+                    "manual": manual,
+                    "pairing": round_to_json(rnd),
+                    "input": None if manual else _pairing_input(before),
+                }
+                if not manual and before.settings.format == "round_robin":
+                    item["schedule"] = _schedule_report(item["input"], plans)
+                out.append(item)
             else:
                 state = apply(state, event)
         for item in out:
@@ -473,6 +516,20 @@ class TournamentDesk:
                 who.update(named)  # a later tournament's name for an id wins
             cached = self._ratings = (key, fold(games), who)
         return leaderboard(cached[1], limit, min_games, cached[2])
+
+
+def _schedule_report(doc: dict[str, Any], plans: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """How a round-robin's schedule was built (`method`) and its `balance`, planned once per
+    distinct input (the rounds of one plan share it)."""
+    from tournament.pairing.export import dumps, input_from_json
+
+    key = dumps(doc)
+    if key not in plans:
+        inp = input_from_json(doc)
+        assert isinstance(inp, RoundRobinInput)
+        report = schedule_to_json(schedule(inp))
+        plans[key] = {"method": report["method"], "balance": report["balance"]}
+    return plans[key]
 
 
 def _pairing_input(state: TournamentState) -> dict[str, Any]:

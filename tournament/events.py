@@ -4,6 +4,11 @@ A tournament is the stream `tournament-<id>`: created, players registered or wit
 round paired (tables, seats, game ids, byes), each game's result recorded, rounds closed,
 finished. Everything the standings and the next pairing need is in these events, so anyone
 holding the stream can recompute both.
+
+An organiser may set the next round's pairing by hand (`manual_pairing`); the runner then pairs
+that round as given, and the round is marked manual: it follows no pairing system, so no
+verifier tries to reproduce it. A registration or a withdrawal before the round is paired drops
+the hand pairing (it no longer seats exactly the active players).
 """
 
 from __future__ import annotations
@@ -76,6 +81,17 @@ class RoundPaired:
 
 
 @dataclass(frozen=True, slots=True)
+class ManualPairing:
+    """The organiser's pairing of the next round: each table `{table, seats[4], house[seats]}`."""
+
+    TYPE: ClassVar[str] = "manual_pairing"
+    round: int
+    tables: tuple[dict[str, Any], ...]
+    byes: tuple[str, ...]
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
 class GameRecorded:
     """A finished game's result as the standings see it (fractions as `p/q` text)."""
 
@@ -107,6 +123,7 @@ TournamentEvent = (
     TournamentCreated
     | PlayerRegistered
     | PlayerWithdrew
+    | ManualPairing
     | RoundPaired
     | GameRecorded
     | RoundClosed
@@ -118,6 +135,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         TournamentCreated,
         PlayerRegistered,
         PlayerWithdrew,
+        ManualPairing,
         RoundPaired,
         GameRecorded,
         RoundClosed,
@@ -186,8 +204,13 @@ class TournamentState:
     results: tuple[GameResult, ...] = ()
     closed: int = 0
     finished: TournamentFinished | None = None
-    # When the active field last changed: a round-robin is re-planned from there.
+    # When the active field last changed (or a round was paired by hand): a round-robin is
+    # re-planned from there.
     field_changed_after: int = 0
+    # The organiser's pairing of the next round, until that round is paired.
+    manual: Round | None = None
+    # The rounds paired by hand (no pairing system reproduces them).
+    manual_rounds: frozenset[int] = frozenset()
     version: int = 0
 
     @property
@@ -226,7 +249,7 @@ def parse_bye_points(text: str) -> ByeScore:
     return "mean" if text == "mean" else Fraction(text)
 
 
-def _round_of(event: RoundPaired) -> Round:
+def _round_of(event: RoundPaired | ManualPairing) -> Round:
     tables = []
     for t in event.tables:
         seats = tuple(t["seats"])
@@ -257,6 +280,7 @@ def apply(state: TournamentState, event: TournamentEvent) -> TournamentState:
             state,
             players=(*state.players, reg),
             field_changed_after=len(state.rounds),
+            manual=None,
             version=v,
         )
     if isinstance(event, PlayerWithdrew):
@@ -264,15 +288,26 @@ def apply(state: TournamentState, event: TournamentEvent) -> TournamentState:
             state,
             withdrawn=state.withdrawn | {event.player_id},
             field_changed_after=len(state.rounds),
+            manual=None,
             version=v,
         )
+    if isinstance(event, ManualPairing):
+        if event.round != len(state.rounds) + 1 or state.finished is not None:
+            raise TournamentInconsistency(f"round {event.round} paired by hand out of turn")
+        return replace(state, manual=_round_of(event), version=v)
     if isinstance(event, RoundPaired):
         if event.round != len(state.rounds) + 1 or state.current_round:
             raise TournamentInconsistency(f"round {event.round} paired out of turn")
+        rnd = _round_of(event)
+        by_hand = state.manual is not None and state.manual == rnd
         return replace(
             state,
-            rounds=(*state.rounds, _round_of(event)),
+            rounds=(*state.rounds, rnd),
             round_games=(*state.round_games, event.tables),
+            manual=None,
+            manual_rounds=state.manual_rounds | {rnd.number} if by_hand else state.manual_rounds,
+            # a round-robin plans the rounds after a hand-paired one again, with it as history
+            field_changed_after=rnd.number if by_hand else state.field_changed_after,
             version=v,
         )
     if isinstance(event, GameRecorded):
@@ -304,6 +339,7 @@ def replay(events: Iterable[TournamentEvent]) -> TournamentState:
 
 __all__ = [
     "GameRecorded",
+    "ManualPairing",
     "PlayerRegistered",
     "PlayerWithdrew",
     "Registration",

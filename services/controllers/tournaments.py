@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
 from litestar import Controller, Request, Response, delete, get, post
-from litestar.exceptions import NotFoundException, PermissionDeniedException
+from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 from litestar.response import Stream
 from msgspec import Meta, Struct
@@ -31,6 +31,7 @@ from services.scheduler import (
     TournamentError,
 )
 from tournament.events import TournamentState
+from tournament.planning import BadPairing
 from tournament.runner import stream_id as tournament_stream
 from tournament.standings import to_csv, to_json
 
@@ -88,6 +89,14 @@ class ReasonIn(Struct, forbid_unknown_fields=True):
     reason: Annotated[str, Meta(max_length=200)] = ""
 
 
+class ManualPairingIn(Struct, forbid_unknown_fields=True):
+    """The next round by hand: tables of four tournament player ids in seat order (a
+    `house-bot-<n>` id is a house bot's seat) and the players given a bye."""
+
+    tables: Annotated[list[Annotated[list[PlayerRef], Meta(max_length=16)]], Meta(max_length=2500)]
+    byes: Annotated[list[PlayerRef], Meta(max_length=10_000)] = []
+
+
 class TournamentPlayerOut(Struct):
     id: str
     name: str
@@ -108,6 +117,21 @@ class RoundOut(Struct):
     tables: list[TableOut]
     byes: list[str]
     closed: bool
+    manual: bool
+
+
+class PairingTableOut(Struct):
+    table: int
+    seats: list[str]
+    house_seats: list[int]
+
+
+class ManualPairingOut(Struct):
+    """A hand pairing waiting for its round to be paired."""
+
+    round: int
+    tables: list[PairingTableOut]
+    byes: list[str]
 
 
 class TournamentOut(Struct):
@@ -130,6 +154,7 @@ class TournamentOut(Struct):
     rounds_closed: int
     players: list[TournamentPlayerOut]
     winners: list[str]
+    manual_pairing: ManualPairingOut | None
     version: int
 
 
@@ -179,6 +204,7 @@ def tournament_out(state: TournamentState, control: Control, desk: TournamentDes
             for p in state.players
         ],
         winners=list(state.finished.winners) if state.finished else [],
+        manual_pairing=_pending(state),
         version=state.version,
     )
 
@@ -199,9 +225,18 @@ def schedule_out(state: TournamentState) -> list[RoundOut]:
             ],
             byes=list(state.rounds[i].byes),
             closed=i + 1 <= state.closed,
+            manual=i + 1 in state.manual_rounds,
         )
         for i, tables in enumerate(state.round_games)
     ]
+
+
+def _pending(state: TournamentState) -> ManualPairingOut | None:
+    m = state.manual
+    if m is None:
+        return None
+    tables = [PairingTableOut(t.number, list(t.seats), list(t.house)) for t in m.tables]
+    return ManualPairingOut(m.number, tables, list(m.byes))
 
 
 def _desk(services: Services) -> TournamentDesk:
@@ -218,6 +253,8 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise BadRequest(str(exc)) from None
     except TournamentConflict as exc:
         raise Conflict(str(exc)) from None
+    except BadPairing as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from None
     except LookupError as exc:
         raise NotFoundException(str(exc).strip("'\"")) from None
 
@@ -371,12 +408,33 @@ class TournamentController(Controller):
         await _call(desk.set_paused, tournament_id, False, "admin")
         return await _detail(desk, tournament_id)
 
+    @post("/{tournament_id:str}/rounds/{round_no:int}/pairing", status_code=201)
+    async def pair_by_hand(
+        self,
+        tournament_id: FromPath[str],
+        round_no: FromPath[int],
+        data: JSONBody[ManualPairingIn],
+        services: ServicesDep,
+        principal: PrincipalDep,
+    ) -> TournamentDetail:
+        """Pair the next round by hand (admin): every active player at exactly one table or
+        with one bye, else 422 with every reason and nothing recorded. The scheduler pairs the
+        round as given (it shows as `manual_pairing` until then, `manual` after); pause the
+        tournament first if the round before is about to end. A registration or withdrawal
+        before the round is paired drops the hand pairing."""
+        _admin(principal)
+        desk = _desk(services)
+        await _call(desk.set_pairing, tournament_id, round_no, data.tables, data.byes, "admin")
+        return await _detail(desk, tournament_id)
+
     @get("/{tournament_id:str}/pairings")
     async def pairings(
         self, tournament_id: FromPath[str], services: ServicesDep
     ) -> list[dict[str, Any]]:
         """Every round's tables and byes, with the king-pairing/1 input it was paired from:
-        pairing `input` again (tournament.pairing.export.verify) gives exactly `pairing`."""
+        pairing `input` again (tournament.pairing.export.verify) gives exactly `pairing`. A
+        round-robin round has its plan's `schedule` (`method`, `balance`); a round paired by
+        hand is `manual`, with no input."""
         return await _call(_desk(services).pairings, tournament_id)
 
     @get("/{tournament_id:str}/standings", media_type="application/json")

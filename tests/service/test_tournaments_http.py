@@ -330,3 +330,83 @@ def test_standings_formats_of_a_new_tournament(make_settings: SettingsFactory, f
             assert len(r.text.splitlines()) == 5
         else:
             assert [row["games"] for row in r.json()] == [0, 0, 0, 0]
+
+
+def test_an_organiser_pairs_a_round_by_hand(
+    make_settings: SettingsFactory, live_server: Callable[[Settings], LiveServer]
+) -> None:
+    from tournament.pairing.export import verify
+
+    settings = make_settings(decision_seconds=10, scheduler_seconds=0.2)
+    server = live_server(settings)
+    bot = PushBotServer(strategy_decider("heuristic", 3)).start()
+    try:
+        with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
+            token = create_player(client, "pushy", bot_url=bot.url)
+            body = {
+                "id": "hand-1",
+                "format": "round_robin",
+                "rounds": 2,
+                "rules": {"mode": "short12"},
+                "players": [{"player": "pushy"}]
+                + [{"strategy": "heuristic"}] * 2
+                + [{"strategy": "random"}] * 2,
+            }
+            r = client.post("/api/v1/tournaments", json=body, headers=ADMIN_HEADERS)
+            assert r.status_code == 201, r.text
+            version = r.json()["tournament"]["version"]
+            url = "/api/v1/tournaments/hand-1/rounds/1/pairing"
+            seats = ["house:random-2", "pushy", "house:heuristic-1", "house:random-1"]
+            good = {"tables": [seats], "byes": ["house:heuristic-2"]}
+            assert client.post(url, json=good).status_code == 401
+            assert client.post(url, json=good, headers=bearer(token)).status_code == 403
+            missing = {"tables": [seats], "byes": []}
+            twice = {"tables": [seats], "byes": ["house:heuristic-2", "pushy"]}
+            unknown = {"tables": [[*seats[:3], "nobody"]], "byes": ["house:heuristic-2"]}
+            for bad_url, bad, reason in (
+                (url, missing, "not seated and without a bye: house:heuristic-2"),
+                (url, twice, "pushy appears 2 times"),
+                (url, unknown, "nobody is not registered"),
+                (url.replace("/1/", "/2/"), good, "round 1 is the next round to pair, not 2"),
+            ):
+                r = client.post(bad_url, json=bad, headers=ADMIN_HEADERS)
+                assert r.status_code == 422, (bad, r.text)
+                assert r.headers["content-type"].startswith("application/problem+json")
+                assert reason in r.json()["detail"], r.json()
+            none = client.post(url.replace("hand-1", "none"), json=good, headers=ADMIN_HEADERS)
+            assert none.status_code == 404
+            t = client.get("/api/v1/tournaments/hand-1").json()["tournament"]
+            assert t["version"] == version and t["manual_pairing"] is None  # nothing recorded
+            r = client.post(url, json=good, headers=ADMIN_HEADERS)
+            assert r.status_code == 201, r.text
+            assert r.json()["tournament"]["manual_pairing"] == {
+                "round": 1,
+                "tables": [{"table": 1, "seats": seats, "house_seats": []}],
+                "byes": ["house:heuristic-2"],
+            }
+            r = client.post("/api/v1/tournaments/hand-1/start", headers=ADMIN_HEADERS)
+            assert r.status_code == 200, r.text
+            final = wait_finished(client, "hand-1")
+            first, second = final["schedule"]
+            assert [tb["seats"] for tb in first["tables"]] == [seats]
+            assert first["byes"] == ["house:heuristic-2"] and first["manual"]
+            assert not second["manual"] and final["tournament"]["manual_pairing"] is None
+            game_id = first["tables"][0]["game_id"]
+            record = client.get(f"/api/v1/games/{game_id}/record").json()
+            assert record["players"] == ["house:random", "pushy", "house:heuristic", "house:random"]
+            # The verifier skips the hand-paired round (no input: no system made it) and
+            # re-checks the next one, planned with it as history; a round-robin round says how
+            # balanced its plan is.
+            p1, p2 = client.get("/api/v1/tournaments/hand-1/pairings").json()
+            assert p1["manual"] and p1["input"] is None and "schedule" not in p1
+            assert not p2["manual"] and verify(p2["input"], p2["pairing"])
+            assert p2["schedule"]["method"] and set(p2["schedule"]["balance"]) >= {
+                "ideal",
+                "min_meetings",
+                "max_meetings",
+                "never_met",
+            }
+            got = client.get("/api/v1/tournaments/hand-1/standings").json()
+            assert got == expected_standings(settings, client, "hand-1")
+    finally:
+        bot.stop()
