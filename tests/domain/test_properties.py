@@ -80,8 +80,15 @@ def test_random_games_keep_every_invariant(rules: Rules, seed: bytes, rng: int) 
     assert state is not None and state.phase is Phase.OVER
     played = [d for d in state.completed if isinstance(d, CompletedDeal)]
     for d in played:
+        leader = d.declarer  # R-LEAD1: the declarer leads first, then each trick's winner
         for t in d.tricks:
-            assert len(t.cards) == 4  # one card per seat, in turn from the leader
+            # One card per seat, in turn from the leader: card i from seat (leader + i) % 4's
+            # hand as dealt, four different cards.
+            assert t.leader == leader
+            assert len(t.cards) == 4 and len(set(t.cards)) == 4
+            for i, c in enumerate(t.cards):
+                assert d.hands[(t.leader + i) % 4] >> c & 1, (t, i)
+            leader = t.winner
         if d.king is not None:
             assert sum(d.scores) == 50 * len(d.tricks)
         else:
