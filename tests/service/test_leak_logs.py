@@ -1,0 +1,152 @@
+"""Leak test of the service's own log: a real `king serve` (debug level, JSON lines) runs a
+game with push and pull bots, strikes and a forfeit included, and its log names no card, no
+hand and no seed. While a deal is live every card is in some hidden hand, and the service has
+no reason to log a card at all, so any card word in the log counts as a leak. Also: the
+driver's error line keeps the type and reason code of an error, never its message."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from structlog.testing import capture_logs
+
+from domain.game import InconsistentEvent
+from domain.violations import IllegalAction, Violation
+from services.botkit import PushBotServer, strategy_decider
+from services.observability import Metrics
+from services.play.driver import GameDriver
+from tests.processes import Serve, serve_env, wait_for
+from tests.service.bad_bots import BadBot
+from tests.service.helpers import create_game, create_player
+from tests.service.test_leak import Seat
+from tournament.games import GameNotFound
+
+CARD_WORD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][SHDC](?![A-Za-z0-9])")
+SECRET_KEYS = {"hand", "hands", "seed", "server_seed", "deck", "cards"}
+
+
+def json_start(line: str) -> Any:
+    """The JSON object a log line starts with (None for a plain-text line)."""
+    if not line.startswith("{"):
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(line)[0]
+    except ValueError:
+        return None
+
+
+def secret_keys(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {k for k in node if k in SECRET_KEYS}
+        return found.union(*(secret_keys(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(secret_keys(v) for v in node))
+    return set()
+
+
+def scan(log: str, seed: str) -> list[str]:
+    """Every leak in a log: a card word, the seed, a field named for hands or seeds."""
+    leaks = []
+    for n, line in enumerate(log.splitlines(), 1):
+        if seed and seed in line:
+            leaks.append(f"line {n}: the seed")
+        cards = CARD_WORD.findall(line)
+        if cards:
+            leaks.append(f"line {n}: card(s) {sorted(set(cards))}")
+        keys = secret_keys(json_start(line))
+        if keys:
+            leaks.append(f"line {n}: field(s) {sorted(keys)}")
+    return leaks
+
+
+class FirstTurnIllegal(random.Random):
+    """Makes a test_leak.Seat try every misdeed on its first turn (an illegal card: a
+    strike), then only the refused act-for-another-seat on later turns."""
+
+    def random(self) -> float:
+        return 0.0
+
+
+def test_the_service_log_names_no_card_hand_or_seed(tmp_path: Path) -> None:
+    env = serve_env(tmp_path, None, None)
+    env["KING_LOG_LEVEL"] = "debug"
+    server = Serve(tmp_path, "king", env)
+    good = PushBotServer(strategy_decider("random", 3)).start()
+    illegal = BadBot("illegal").start()
+    try:
+        server.ready()
+        with httpx.Client(base_url=server.url, trust_env=False, timeout=60) as client:
+            create_player(client, "pushgood", bot_url=good.url)
+            create_player(client, "pushbad", bot_url=illegal.url)
+            puller = create_player(client, "puller")
+            seats = ["pushgood", "pushbad", "puller", "house:heuristic"]
+            game_id = create_game(client, puller, seats, rules={"mode": "short12"})
+            seat = Seat(server.url, puller, game_id, 2, FirstTurnIllegal())
+            runner = threading.Thread(target=seat.run, daemon=True)
+            runner.start()
+
+            def over() -> bool:
+                r = client.get(f"/api/v1/games/{game_id}")
+                return bool(r.json()["game"]["status"] == "over")
+
+            wait_for(over, f"game {game_id} to end", 300)
+            runner.join(timeout=60)
+            text = client.get(f"/api/v1/games/{game_id}/events", params={"follow": False}).text
+    finally:
+        server.stop()
+        good.stop()
+        illegal.stop()
+    events = [orjson.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    seed = next(e for e in events if e["type"] == "seed_revealed")["data"]["server_seed"]
+    hands = next(e for e in events if e["type"] == "deal_ended")["data"]["hands"]
+    log = server.log_path.read_text(errors="replace")
+    lines = [json_start(line) for line in log.splitlines()]
+    strikes = [e for e in lines if e and e.get("event") == "strike"]
+    # the log saw the misdeeds: a pull seat's illegal card, a push bot's three, its forfeit
+    assert {(e["player"], e["reason"]) for e in strikes} == {
+        ("puller", "illegal_action"),
+        ("pushbad", "illegal_action"),
+    }, strikes
+    assert any(e and e.get("event") == "forfeit" for e in lines)
+    assert scan(log, seed) == [], scan(log, seed)[:10]
+    # the scan can see a leak: a hand, the seed or a hand field in a line is caught
+    assert scan(json.dumps({"event": "x", "detail": " ".join(hands[0][:3])}), seed)
+    assert scan(json.dumps({"event": "x", "detail": f"seed {seed}"}), seed)
+    assert scan(json.dumps({"event": "x", "hands": []}), seed)
+
+
+class _FailingGames:
+    """Just enough of a GameService for the driver's loop: errors whose messages name cards."""
+
+    def __init__(self) -> None:
+        self.on_start: list[Any] = []
+        self.calls = 0
+
+    async def load_fresh(self, game_id: str) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            raise InconsistentEvent("trick differs: expected cards AS KH QD JC, stored 2C")
+        if self.calls == 2:
+            raise IllegalAction(Violation("card_not_in_hand", "you do not hold 7S (hand: 8S 9H)"))
+        raise GameNotFound(game_id)
+
+
+def test_a_driver_error_is_logged_by_type_and_code_never_by_its_message() -> None:
+    driver = GameDriver(_FailingGames(), None, Metrics(), 0.01)  # type: ignore[arg-type]
+    with capture_logs() as logged:
+        asyncio.run(driver._run("g-1"))
+    errors = [e for e in logged if e["event"] == "driver_error"]
+    assert [(e["error"], e["code"]) for e in errors] == [
+        ("InconsistentEvent", None),
+        ("IllegalAction", "card_not_in_hand"),
+    ]
+    assert scan("\n".join(json.dumps(e) for e in logged), "") == []
+    assert logged[-1]["event"] == "driver_game_missing"
