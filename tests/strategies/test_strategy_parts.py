@@ -14,7 +14,7 @@ from tournament.strategies.bidding import BLOCK, features, worth
 from tournament.strategies.bidding_model import BASELINES, COEFFICIENTS
 from tournament.strategies.calibrate import _solve
 from tournament.strategies.knowledge import Knowledge
-from tournament.strategies.objective import GameContext, expected_ladder
+from tournament.strategies.objective import GameContext, contract_outlook, expected_ladder
 from tournament.strategies.strong import distinct_cards
 
 
@@ -45,6 +45,30 @@ def test_ladder_objective_prefers_points_and_values_them_more_late() -> None:
     assert expected_ladder(early, 1, (0, 0, 0, 0), 0) == -4.0
     short = GameContext(Rules(mode="short12"), (100.0, 0.0, 0.0, 0.0), 0)
     assert expected_ladder(short, 0, (0, 0, 0, 0), -1) == pytest.approx(12.0, abs=0.01)
+
+
+def test_a_contract_edge_is_weighed_by_the_game_state() -> None:
+    """Early, a hand's edge for a contract is worth about the same whatever the contract (the
+    choice is the hand model's); late, where the totals stand makes the edges differ."""
+
+    def gain(totals: tuple[float, ...], left: int, c: Contract) -> float:
+        ctx = GameContext(Rules(), totals, left)
+        return contract_outlook(ctx, 0, c, 100.0) - contract_outlook(ctx, 0, c, 0.0)
+
+    even = (0.0, 0.0, 0.0, 0.0)
+    assert gain(even, 19, Contract.TRUMP_S) > 0 and gain(even, 19, Contract.NO_QUEENS) > 0
+    assert gain(even, 19, Contract.TRUMP_S) == pytest.approx(
+        gain(even, 19, Contract.NO_QUEENS), rel=0.05
+    )
+    behind, ahead = (-250.0, 100.0, 100.0, 50.0), (300.0, -100.0, -100.0, -100.0)
+    for totals in (behind, ahead):
+        trump, penalty = gain(totals, 1, Contract.TRUMP_S), gain(totals, 1, Contract.NO_QUEENS)
+        assert min(trump, penalty) > 0 and abs(trump - penalty) > 0.2 * min(trump, penalty)
+    # A decided game: no edge changes the ladder points (the heuristic then breaks the tie
+    # on deal points).
+    assert gain((2000.0, -700.0, -700.0, -600.0), 0, Contract.NO_QUEENS) == pytest.approx(
+        0.0, abs=1e-6
+    )
 
 
 def test_equivalent_cards_are_searched_once() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from domain.contracts import CONTRACT_INFO, PENALTY_CONTRACTS
+from domain.contracts import CONTRACT_INFO, PENALTY_CONTRACTS, Contract
 from domain.rules import Rules
 from domain.view import SeatView
 
@@ -79,7 +79,34 @@ def game_context(view: SeatView) -> GameContext:
     return GameContext(rules, totals, max(0, rules.deals - view.deal_no))
 
 
-def expected_ladder(ctx: GameContext, seat: int, deal_scores: tuple[int, ...], king: int) -> float:
+def after_declaring(ctx: GameContext, seat: int, contract: Contract) -> GameContext:
+    """The context once `seat` declares `contract` (read during the declaration): that slot's
+    points leave the drift still to come, and a trump right used lowers the declarer's."""
+    share = CONTRACT_INFO[contract].deal_total / 4.0
+    shift = [-share] * 4
+    if contract.is_trump:
+        shift = [s + TRUMP_RIGHT / 4.0 for s in shift]
+        shift[seat] -= TRUMP_RIGHT
+    totals = tuple(t + s for t, s in zip(ctx.totals, shift, strict=True))
+    return GameContext(ctx.rules, totals, ctx.deals_left)
+
+
+def contract_outlook(ctx: GameContext, seat: int, contract: Contract, relative: float) -> float:
+    """The seat's expected ladder points if it declares `contract` and ends the deal `relative`
+    points above the others' mean (the rest shared evenly), the deal's own spread still to come.
+
+    `ctx` is the declaration's context (game_context before the contract is chosen)."""
+    total = CONTRACT_INFO[contract].deal_total
+    own = 0.75 * relative + total / 4.0  # own - (total - own) / 3 == relative
+    other = (total - own) / 3.0
+    after = after_declaring(ctx, seat, contract)
+    pending = GameContext(ctx.rules, after.totals, ctx.deals_left + 1)
+    return expected_ladder(pending, seat, tuple(own if i == seat else other for i in range(4)), -1)
+
+
+def expected_ladder(
+    ctx: GameContext, seat: int, deal_scores: tuple[float, ...], king: int
+) -> float:
     """The seat's expected ladder points for the game if this deal ends with `deal_scores`."""
     if king >= 0:
         return KING_WIN if king == seat else KING_LOSS

@@ -9,11 +9,15 @@ the totals, the rights left and how many deals remain), and the card with the be
 played.
 
 A contract is chosen the same way: each legal contract is played out on sampled deals and its
-mean deal value, blended with the fitted hand model's estimate (bidding.py) as a prior worth
-PRIOR_SAMPLES samples, is compared with that contract's baseline worth.
+mean result in expected ladder points, blended with the fitted hand model's estimate
+(bidding.py, objective.contract_outlook) as a prior worth PRIOR_SAMPLES samples, is compared
+with what an average hand would get from that contract (the heuristic's rule, sampled).
 
 Search stops at a time budget per decision (read with time.perf_counter: the strategy may read
 the clock, the domain may not) or, for exact reproducibility, after a fixed number of samples.
+The budget is a cap: no sample starts that the slowest so far says would overrun it, once one
+is done. So with a budget the play depends on the machine's speed and load; with `rollouts`
+it depends only on the seed.
 """
 
 from __future__ import annotations
@@ -31,13 +35,19 @@ from tournament.strategies.base import register
 from tournament.strategies.bidding import model_key, worth
 from tournament.strategies.bidding_model import BASELINES
 from tournament.strategies.knowledge import Knowledge, knowledge_of
-from tournament.strategies.objective import expected_ladder, game_context
+from tournament.strategies.objective import (
+    after_declaring,
+    contract_outlook,
+    expected_ladder,
+    game_context,
+)
 from tournament.strategies.rollout import deal_value, rollout
 from tournament.strategies.sampling import sample_hands
 
 DEFAULT_BUDGET_MS = 200.0
+# Stop early once the best card leads the runner-up by this many standard errors, from
+# 2 * MIN_SAMPLES paired samples on (fewer give no usable estimate of the spread).
 MIN_SAMPLES = 4
-# Stop early once the best card leads the runner-up by this many standard errors.
 CLEAR_LEAD_Z = 3.0
 TIE_BREAK = 1e-4
 # The fitted hand model counts as this many rollout samples in a contract's estimate.
@@ -101,11 +111,11 @@ class StrongStrategy:
 
     def _out_of_time(self, clock: _Clock, done: int) -> bool:
         """Whether to stop sampling: the fixed count reached, or one more sample as slow as
-        the slowest so far would overrun the time budget."""
+        the slowest so far would overrun the time budget (a decision needs one sample)."""
         if self.samples:
             return done >= self.samples
         spent, slowest = clock.tick()
-        return done >= MIN_SAMPLES and spent + slowest >= self.budget
+        return spent + slowest >= self.budget
 
     def declare(self, view: SeatView) -> Action:
         clock = _Clock()
@@ -114,27 +124,37 @@ class StrongStrategy:
             # Offered only for a hand with no card above ten that must declare trump.
             return redeal[0]
         seat, hand = view.seat, view.hand
+        contracts = [a.contract for a in view.legal if a.contract is not None]
         actions = [a for a in view.legal if a.contract is not None]
+        ctx = game_context(view)
+        afters = [after_declaring(ctx, seat, c) for c in contracts]
         totals = [0.0] * len(actions)
+        ladder = [0.0] * len(actions)
         done = 0
         counts = (13, 13, 13, 13)
         out = FULL_DECK & ~hand
         possible = (out, out, out, out)
         while True:
             hands = sample_hands(seat, hand, out, possible, counts, self.rng)
-            for i, a in enumerate(actions):
-                assert a.contract is not None
-                end = rollout(new_deal(view.rules, a.contract, seat, hands))
+            for i, c in enumerate(contracts):
+                end = rollout(new_deal(view.rules, c, seat, hands))
                 totals[i] += deal_value(end, seat)
+                if not self.linear:
+                    ladder[i] += expected_ladder(afters[i], seat, scores(end), end.king)
             done += 1
             if self._out_of_time(clock, done):
                 break
 
         def score(i: int) -> float:
-            c = actions[i].contract
-            assert c is not None
-            blended = (PRIOR_SAMPLES * worth(hand, c) + totals[i]) / (PRIOR_SAMPLES + done)
-            return blended - BASELINES[model_key(c)]
+            # Against the contract's usual result, as in heuristic: the right is spent anyway.
+            c = contracts[i]
+            model, usual = worth(hand, c), BASELINES[model_key(c)]
+            points = (PRIOR_SAMPLES * model + totals[i]) / (PRIOR_SAMPLES + done) - usual
+            if self.linear:
+                return points
+            prior = contract_outlook(ctx, seat, c, model)
+            mean = (PRIOR_SAMPLES * prior + ladder[i]) / (PRIOR_SAMPLES + done)
+            return mean - contract_outlook(ctx, seat, c, usual) + TIE_BREAK * points
 
         return actions[max(range(len(actions)), key=score)]
 
