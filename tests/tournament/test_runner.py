@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -228,10 +229,44 @@ def _king(*args: str) -> list[str]:
     return [sys.executable, "-m", "services.cli", *args]
 
 
+def _game_under_way(db: Path, tid: str) -> int:
+    """The round (paired, not closed) with a game begun and not ended, read straight from the
+    SQLite file as the runner writes it (WAL: a reader does not hold it up); 0 if none."""
+    if not db.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        rows = con.execute(
+            "SELECT type, payload FROM events WHERE stream_id = ? ORDER BY version",
+            (f"tournament-{tid}",),
+        ).fetchall()
+        paired = [json.loads(payload) for kind, payload in rows if kind == "round_paired"]
+        closed = sum(kind == "round_closed" for kind, _ in rows)
+        if not paired or len(paired) != closed + 1:
+            return 0
+        for table in paired[-1]["tables"]:
+            stream = f"game-{table['game_id']}"
+            types = {
+                t for (t,) in con.execute("SELECT type FROM events WHERE stream_id = ?", (stream,))
+            }
+            if "card_played" in types and "game_ended" not in types:
+                return int(paired[-1]["round"])
+        return 0
+    except sqlite3.OperationalError:  # the tables are not made yet
+        return 0
+    finally:
+        con.close()
+
+
 @pytest.mark.slow
 def test_kill_9_mid_tournament_then_carry_on(tmp_path: Path) -> None:
-    """SIGKILL the runner during a round, start it again: nothing lost, nothing played twice."""
-    url = f"sqlite:///{tmp_path / 'k.db'}"
+    """SIGKILL the runner while a game of a round is in play (round 1, then round 2 after a
+    restart), start it again: nothing lost, nothing played twice."""
+    db = tmp_path / "k.db"
+    url = f"sqlite:///{db}"
     args = [
         "tournament",
         "run",
@@ -250,13 +285,26 @@ def test_kill_9_mid_tournament_then_carry_on(tmp_path: Path) -> None:
         "--json",
     ]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    for delay in (2.5, 4.0):
+    for target in (1, 2):
         proc = subprocess.Popen(
             _king(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
         )
-        time.sleep(delay)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        try:
+            in_play = 0
+            while in_play < target:  # no clock: wait for the database to show it
+                assert proc.poll() is None, "the run ended before a game of the round began"
+                time.sleep(0.02)
+                in_play = _game_under_way(db, "k9")
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        assert proc.returncode == -signal.SIGKILL  # killed, not ended on its own
+        assert in_play == target
+        with EventStore.open(url) as store:
+            killed = TournamentRunner(store).load("k9")
+        # Still in that round: its game was under way a poll before the kill, and closing the
+        # round needs that game to end and be recorded first.
+        assert killed.finished is None and killed.current_round == target
     done = subprocess.run(_king(*args), capture_output=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     out = json.loads(done.stdout)
@@ -268,6 +316,9 @@ def test_kill_9_mid_tournament_then_carry_on(tmp_path: Path) -> None:
         types = [r.type for r in store.read_stream("tournament-k9")]
         assert types.count("round_paired") == 3 and types.count("game_recorded") == 6
         assert len({r.game_id for r in state.results}) == 6
+        for result in state.results:
+            events = [r.type for r in runner.games.events(result.game_id)]
+            assert events.count("game_created") == 1 and events.count("game_ended") == 1
         assert store.verify_all().ok
     finally:
         store.close()
