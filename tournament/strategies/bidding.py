@@ -9,8 +9,8 @@ contracts treat the four suits alike (exposure: unguarded high cards, queens, bo
 suits). The weights were fitted to simulated deals by calibrate.py (bidding_model.py).
 
 Every right must be used sooner or later, so what matters is not a contract's worth but how
-much better this hand suits it than an average hand does: the heuristic declares the legal
-contract with the largest worth above its baseline.
+much better this hand suits it than an average hand does (its worth above BASELINES); the
+heuristic weighs that edge in ladder points for the game's state (objective.contract_outlook).
 """
 
 from __future__ import annotations
@@ -58,8 +58,3 @@ def worth(hand: int, contract: Contract) -> float:
     idx, _ = features(hand, contract)
     w = COEFFICIENTS[model_key(contract)]
     return sum(w[i] for i in idx)
-
-
-def advantage(hand: int, contract: Contract) -> float:
-    """How much better this hand suits `contract` than an average hand does."""
-    return worth(hand, contract) - BASELINES[model_key(contract)]
