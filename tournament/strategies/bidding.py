@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from domain.cards import HEARTS
 from domain.contracts import Contract
-from tournament.strategies.bidding_model import BASELINES, COEFFICIENTS
+from tournament.strategies.bidding_model import COEFFICIENTS
 
 BLOCK = 30  # features per suit
 _HONOURS = (8, 9, 10, 11, 12)  # T J Q K A
