@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import threading
 import time
 import uuid
 import zlib
@@ -80,6 +81,8 @@ MAX_STEPS_PER_TICK = 200
 # watcher; this sweep only catches what a crash or a missed wake-up left, so it runs rarely.
 LIVE_SWEEP_SECONDS = 15.0
 ADMIN = Principal(player_id=None, is_admin=True)
+PLAN_CACHE = 256  # round-robin plans kept for the pairings read model
+_PLANS_LOCK = threading.Lock()
 
 
 class TournamentError(ValueError):
@@ -234,6 +237,9 @@ class TournamentDesk:
         self.runner = TournamentRunner(
             store, repo, drive_games=False, game_factory=self._factory_for_runner()
         )
+        # Round-robin plans' method and balance by their canonical input (a plan is a pure
+        # function of it, and a search can take a while): kept for the pairings read model.
+        self._plans: dict[str, dict[str, Any]] = {}
         # The last leaderboard fold, under the tournament streams' versions it was made from.
         self._ratings: tuple[tuple[tuple[str, int], ...], Ratings, dict[str, Identity]] | None = (
             None
@@ -463,7 +469,6 @@ class TournamentDesk:
         from tournament.events import RoundPaired, apply, from_payload
 
         out: list[dict[str, Any]] = []
-        plans: dict[str, dict[str, Any]] = {}
         state = TournamentState()
         for r in self.store.read_stream(tournament_stream(tournament_id)):
             event = from_payload(r.type, r.payload)
@@ -490,7 +495,7 @@ class TournamentDesk:
                     "input": None if manual else _pairing_input(before),
                 }
                 if not manual and before.settings.format == "round_robin":
-                    item["schedule"] = _schedule_report(item["input"], plans)
+                    item["schedule"] = _schedule_report(item["input"], self._plans)
                 out.append(item)
             else:
                 state = apply(state, event)
@@ -520,16 +525,23 @@ class TournamentDesk:
 
 def _schedule_report(doc: dict[str, Any], plans: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """How a round-robin's schedule was built (`method`) and its `balance`, planned once per
-    distinct input (the rounds of one plan share it)."""
+    distinct input (the rounds of one plan share it) and kept in `plans`."""
     from tournament.pairing.export import dumps, input_from_json
 
     key = dumps(doc)
-    if key not in plans:
-        inp = input_from_json(doc)
-        assert isinstance(inp, RoundRobinInput)
-        report = schedule_to_json(schedule(inp))
-        plans[key] = {"method": report["method"], "balance": report["balance"]}
-    return plans[key]
+    with _PLANS_LOCK:
+        kept = plans.get(key)
+    if kept is not None:
+        return kept
+    inp = input_from_json(doc)
+    assert isinstance(inp, RoundRobinInput)
+    report = schedule_to_json(schedule(inp))
+    kept = {"method": report["method"], "balance": report["balance"]}
+    with _PLANS_LOCK:  # read models run in worker threads
+        if len(plans) >= PLAN_CACHE:
+            del plans[next(iter(plans))]  # the oldest
+        plans[key] = kept
+    return kept
 
 
 def _pairing_input(state: TournamentState) -> dict[str, Any]:

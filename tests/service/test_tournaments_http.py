@@ -1,6 +1,8 @@
 """Tournaments over HTTP on a real uvicorn server: a whole Swiss and a whole round-robin with
 house bots and a real push bot on loopback, on SQLite and PostgreSQL; standings equal to what
-the games themselves say; organiser actions, errors as problem details, the event stream."""
+the games themselves say, and on a small field to a table computed by hand from the games'
+records; a round paired by hand; organiser actions, errors as problem details, the event
+stream."""
 
 from __future__ import annotations
 
@@ -410,3 +412,90 @@ def test_an_organiser_pairs_a_round_by_hand(
             assert got == expected_standings(settings, client, "hand-1")
     finally:
         bot.stop()
+
+
+SECRET = "5eed" * 16
+
+
+def test_standings_by_hand_on_a_small_field(
+    make_settings: SettingsFactory, live_server: Callable[[Settings], LiveServer]
+) -> None:
+    """Five deterministic entrants (house bots of two strategies, seeded by the game id), two
+    Swiss rounds, a fixed seed and deal secret: the standings table is computed here from the
+    games' own records (check_record replays each game to its totals, winners and ladder
+    points), with plain sums, and compared with the service's; the figures are pinned."""
+    server = live_server(make_settings(decision_seconds=10, scheduler_seconds=0.2))
+    with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
+        body = {
+            "id": "by-hand",
+            "format": "swiss",
+            "rounds": 2,
+            "rules": {"mode": "short12"},
+            "fill": "bye",
+            "bye_points": "1/2",
+            "seed": "by-hand",
+            "secret": SECRET,
+            "start_at": datetime.now(UTC).isoformat(),
+            "players": [{"strategy": "heuristic"}] * 3 + [{"strategy": "random"}] * 2,
+        }
+        r = client.post("/api/v1/tournaments", json=body, headers=ADMIN_HEADERS)
+        assert r.status_code == 201, r.text
+        final = wait_finished(client, "by-hand")
+        games: list[tuple[list[str], list[int], list[Fraction], list[int]]] = []
+        byes: list[str] = []
+        for rnd in final["schedule"]:
+            byes += rnd["byes"]
+            for table in rnd["tables"]:
+                record = client.get(f"/api/v1/games/{table['game_id']}/record").json()
+                status, checked = check_record(record)
+                assert status == 0 and checked["finished"], checked
+                won = [Fraction(x).limit_denominator(100) for x in checked["ladder_points"]]
+                games.append((table["seats"], checked["totals"], won, checked["winners"]))
+        got = client.get("/api/v1/tournaments/by-hand/standings").json()
+    ids = [p["id"] for p in final["tournament"]["players"]]
+    ladder = dict.fromkeys(ids, Fraction(0))
+    points = dict.fromkeys(ids, 0)
+    wins = dict.fromkeys(ids, 0)
+    played = dict.fromkeys(ids, 0)
+    for seats, totals, ladder_points, winners in games:
+        for seat, who in enumerate(seats):
+            ladder[who] += ladder_points[seat]
+            points[who] += totals[seat]
+            wins[who] += seat in winners
+            played[who] += 1
+    for who in byes:
+        ladder[who] += Fraction(1, 2)
+    mates = {
+        who: sum(
+            (ladder[q] for seats, *_ in games if who in seats for q in seats if q != who),
+            Fraction(0),
+        )
+        for who in ids
+    }
+    order = sorted(ids, key=lambda p: (-ladder[p], -points[p], -mates[p], -wins[p]))
+    hand = [
+        (i + 1, p, str(ladder[p]), points[p], str(mates[p]), wins[p], played[p], byes.count(p))
+        for i, p in enumerate(order)
+    ]
+    keys = [(ladder[p], points[p], mates[p], wins[p]) for p in order]
+    assert len(set(keys)) == len(keys)  # no full tie: the seed order decides nothing here
+    # Checked once by hand from the two games (short12: the winner +12, the others -4):
+    #   round 1: heuristic-2, random-1, heuristic-1, heuristic-3 total -60, -970, 650, -200
+    #            (heuristic-1 wins); random-2 has the bye (1/2)
+    #   round 2: heuristic-3, heuristic-1, random-2, heuristic-2 total 50, 560, -1900, 240
+    #            (heuristic-1 wins); random-1 has the bye
+    # heuristic-1: 12 + 12 = 24; its table-mates: (-8 - 7/2 - 8) twice = -39.
+    # random-1 and random-2: -4 + 1/2 = -7/2 each, apart on game points; mates -8 + 24 - 8.
+    # heuristic-2 and heuristic-3: -8 each, apart on game points; mates 25/2 in each game.
+    expected = [
+        (1, "house:heuristic-1", "24", 1210, "-39", 2, 2, 0),
+        (2, "house:random-1", "-7/2", -970, "8", 0, 1, 1),
+        (3, "house:random-2", "-7/2", -1900, "8", 0, 1, 1),
+        (4, "house:heuristic-2", "-8", 180, "25", 0, 2, 0),
+        (5, "house:heuristic-3", "-8", -150, "25", 0, 2, 0),
+    ]
+    assert hand == expected
+    columns = ("rank", "player", "ladder", "game_points", "table_mates", "wins", "games", "byes")
+    served = [tuple(r[c] for c in columns) for r in got]
+    assert served == expected
+    assert [r["ladder_display"] for r in got] == ["24.00", "-3.50", "-3.50", "-8.00", "-8.00"]
