@@ -10,6 +10,7 @@ import orjson
 import pytest
 import sqlalchemy as sa
 from litestar.testing import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from eventstore.backends import create_engines
 from eventstore.canonical import canonical_json, chain_hash, event_document
@@ -65,6 +66,33 @@ class Rows:
     def run(self, sql: str, **params: object) -> None:
         with self.engines.write.begin() as conn:
             conn.execute(sa.text(sql), params)
+
+    def forge(self, game_id: str, version: int, payload: dict[str, Any]) -> None:
+        """Replace one event's payload as a forger would: every hash from it on recomputed
+        (and the stream's head), so the hash chain verifies and only the content can tell."""
+        every = self.all(game_id)
+        link = every[version - 1].prev_hash
+        for r in every[version - 1 :]:
+            body = canonical_json(payload) if r.version == version else r.payload.encode()
+            doc = event_document(
+                stream_id=f"game-{game_id}",
+                version=r.version,
+                event_id=r.event_id,
+                type=r.type,
+                schema_version=r.schema_version,
+                payload=body,
+                meta=r.meta.encode(),
+            )
+            new_hash = chain_hash(link, doc)
+            self.run(
+                "UPDATE events SET payload = :p, prev_hash = :ph, hash = :h WHERE position = :pos",
+                p=body.decode(),
+                ph=link,
+                h=new_hash,
+                pos=r.position,
+            )
+            link = new_hash
+        self.run("UPDATE streams SET head_hash = :h WHERE id = :s", h=link, s=f"game-{game_id}")
 
     def close(self) -> None:
         self.engines.dispose()
@@ -126,28 +154,7 @@ def test_king_audit_names_altered_removed_reordered_and_rechained_events(
         forged = orjson.loads(deal.payload)
         forged["hands"][0][0], forged["hands"][1][0] = forged["hands"][1][0], forged["hands"][0][0]
         forged["hands"] = [sorted(h) for h in forged["hands"]]
-        link = deal.prev_hash
-        for r in every[deal.version - 1 :]:
-            body = canonical_json(forged) if r.version == deal.version else r.payload.encode()
-            doc = event_document(
-                stream_id=f"game-{rechained}",
-                version=r.version,
-                event_id=r.event_id,
-                type=r.type,
-                schema_version=r.schema_version,
-                payload=body,
-                meta=r.meta.encode(),
-            )
-            new_hash = chain_hash(link, doc)
-            rows.run(
-                "UPDATE events SET payload = :p, prev_hash = :ph, hash = :h WHERE position = :pos",
-                p=body.decode(),
-                ph=link,
-                h=new_hash,
-                pos=r.position,
-            )
-            link = new_hash
-        rows.run("UPDATE streams SET head_hash = :h WHERE id = :s", h=link, s=f"game-{rechained}")
+        rows.forge(rechained, deal.version, forged)
         status, result = audit_json(capsys, rechained)
         assert status == 1 and result["chain"]["ok"], result
         assert result["replay"]["first_bad_version"] >= deal.version
@@ -160,6 +167,125 @@ def test_king_audit_names_altered_removed_reordered_and_rechained_events(
             assert f"FAIL {game_id}" in out
     finally:
         rows.close()
+
+
+def _forge_seed(p: dict[str, Any]) -> None:
+    p["server_seed"] = "00" * 32  # well-formed, but not the committed seed
+
+
+def _forge_trick(p: dict[str, Any]) -> None:
+    p["winner"] = (p["winner"] + 1) % 4
+
+
+def _forge_deal(p: dict[str, Any]) -> None:
+    p["scores"] = [p["scores"][1], p["scores"][0] + 50, *p["scores"][2:]]
+
+
+def _forge_game(p: dict[str, Any]) -> None:
+    p["totals"] = [p["totals"][0] + 1, *p["totals"][1:]]
+
+
+# (event type, which one of that type, the forgery, what the audit must say)
+FORGERIES = [
+    ("seed_revealed", 0, _forge_seed, "does not match the commitment"),
+    ("trick_taken", 7, _forge_trick, "trick differs"),
+    ("deal_ended", 3, _forge_deal, "deal result differs"),
+    ("game_ended", 0, _forge_game, "game result differs"),
+]
+
+
+def forged_games(settings: Settings) -> dict[str, tuple[int, str, str]]:
+    """Finished games, one per FORGERIES entry, each forged and re-chained:
+    game id -> (forged version, event type, what the audit must say)."""
+    games = finished_games(settings, len(FORGERIES))
+    rows = Rows(settings)
+    forged_at: dict[str, tuple[int, str, str]] = {}
+    try:
+        for game_id, (kind, nth, forge, reason) in zip(games, FORGERIES, strict=True):
+            target = [r for r in rows.all(game_id) if r.type == kind][nth]
+            payload = orjson.loads(target.payload)
+            forge(payload)
+            rows.forge(game_id, target.version, payload)
+            forged_at[game_id] = (target.version, kind, reason)
+    finally:
+        rows.close()
+    return forged_at
+
+
+def test_king_audit_names_forged_seeds_tricks_and_scores_behind_a_valid_chain(
+    backend_settings: SettingsFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Content forgeries re-chained so the hash chain verifies: only the replay audit (seed
+    against its commitment, derived facts recomputed) can name them."""
+    settings = backend_settings(decision_seconds=5)
+    forged_at = forged_games(settings)
+    env_for(settings, monkeypatch)
+    capsys.readouterr()  # the service's log lines while the games were played
+    for game_id, (version, kind, reason) in forged_at.items():
+        status, result = audit_json(capsys, game_id)
+        assert status == 1 and not result["ok"], result
+        assert result["chain"]["ok"], result["chain"]
+        replay = result["replay"]
+        assert (replay["first_bad_version"], replay["event_type"]) == (version, kind), replay
+        assert reason in replay["reason"], replay
+        status, out = cli(capsys, "audit", game_id)
+        assert status == 1 and f"FAIL {game_id}" in out
+        assert f"replay: event {version} ({kind}): " in out and reason in out, out
+    status, out = cli(capsys, "audit", "--all")
+    assert status == 1 and f"{len(FORGERIES)} game(s) audited, {len(FORGERIES)} failed" in out
+
+
+def test_the_audit_endpoint_counts_a_failed_audit(make_settings: SettingsFactory) -> None:
+    """A stored hash altered (the events themselves intact, so the game still loads): the
+    endpoint names the event and king_audit_failures_total counts it."""
+    settings = make_settings(decision_seconds=5)
+    clean, broken = finished_games(settings, 2)
+    rows = Rows(settings)
+    try:
+        target = next(r for r in rows.all(broken) if r.type == "card_played")
+        rows.run("UPDATE events SET hash = :h WHERE position = :p", h="0" * 64, p=target.position)
+    finally:
+        rows.close()
+    with TestClient(create_app(settings)) as client:
+        before = audit_failures(client.get("/metrics").text)
+        assert client.get(f"/api/v1/games/{clean}/audit").json()["ok"]
+        assert audit_failures(client.get("/metrics").text) == before
+        r = client.get(f"/api/v1/games/{broken}/audit")
+        assert r.status_code == 200 and not r.json()["ok"], r.text
+        assert r.json()["chain"]["first_bad_version"] == target.version
+        assert audit_failures(client.get("/metrics").text) == before + 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="GET /games/{id}/audit loads the game's state (a replay) before auditing it, and "
+    "that load refuses a forged event: HTTP 500 instead of a failed audit "
+    "(services/controllers/games.py)",
+)
+def test_the_audit_endpoint_names_forged_games_and_counts_them(
+    make_settings: SettingsFactory,
+) -> None:
+    settings = make_settings(decision_seconds=5)
+    forged_at = forged_games(settings)
+    with TestClient(create_app(settings)) as client:
+        before = audit_failures(client.get("/metrics").text)
+        for game_id, (version, kind, reason) in forged_at.items():
+            r = client.get(f"/api/v1/games/{game_id}/audit")
+            assert r.status_code == 200, (kind, r.text)
+            replay = r.json()["replay"]
+            assert not r.json()["ok"] and replay["first_bad_version"] == version, replay
+            assert replay["event_type"] == kind and reason in replay["reason"]
+        assert audit_failures(client.get("/metrics").text) == before + len(FORGERIES)
+
+
+def audit_failures(metrics: str) -> float:
+    for family in text_string_to_metric_families(metrics):
+        for sample in family.samples:
+            if sample.name == "king_audit_failures_total":
+                return float(sample.value)
+    raise AssertionError("no king_audit_failures_total in /metrics")
 
 
 def test_record_export_checks_and_cli_errors_are_clear(
