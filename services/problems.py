@@ -130,6 +130,7 @@ def _title(status: int) -> str:
         409: "conflict",
         413: "request body too large",
         415: "unsupported media type",
+        422: "unprocessable request",
         429: "too many requests",
         503: "service unavailable",
     }.get(status, "error")

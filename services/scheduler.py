@@ -463,9 +463,10 @@ class TournamentDesk:
 
     def pairings(self, tournament_id: str) -> list[dict[str, Any]]:
         """Each round: its tables (game ids, seats, house seats), byes, and the king-pairing/1
-        input it was paired from (re-check with `king pairing check` / export.verify); a
-        round-robin's rounds also say how their schedule was built and how balanced it is. A
-        round paired by hand is `manual` and has no input: no system reproduces it."""
+        input it was paired from (re-check with `king tournament pairings --check FILE` or
+        export.verify); a round-robin's rounds also say how their schedule was built and how
+        balanced it is. A round paired by hand is `manual` and has no input: no system
+        reproduces it."""
         from tournament.events import RoundPaired, apply, from_payload
 
         out: list[dict[str, Any]] = []

@@ -2,8 +2,9 @@
 
 Everything here is a frozen dataclass of tuples, so a value can be hashed, compared and shared
 between threads, and a function that takes one cannot change what the caller holds. Player
-ids are opaque text (a person or a bot version); house-bot seats are marked as such on their
-table, never confused with a registered player.
+ids are opaque text (a person or a bot; a new version of a bot registers as a player of its
+own, since ratings follow the id); house-bot seats are marked as such on their table, never
+confused with a registered player.
 """
 
 from __future__ import annotations
