@@ -23,8 +23,9 @@ the play phase), client-side p50/p99 of POST /actions, service-side p50/p99 from
 /proc), and afterwards a check that every game finished, with no strike, and that the games hold
 exactly the actions the bots had accepted. Scale-out ratios: pg2 / pg1 and pg1 / sqlite.
 
-`--profile` adds one more pg1 run (not in the figures) with the server under cProfile, every
-thread profiled on its own CPU clock, and prints where the server's CPU time goes.
+`--profile` adds one more run (not in the figures; pg1, or `--profile-config sqlite`) with
+the server under cProfile, every thread profiled on its own CPU clock, and prints where the
+server's CPU time goes.
 """
 
 from __future__ import annotations
@@ -695,7 +696,8 @@ def summarise_profile(path: Path, top: int = 20) -> dict[str, Any]:
 def print_profile(summary: dict[str, Any], actions: int) -> None:
     per_action = summary["cpu_seconds"] * 1000 / actions if actions else 0.0
     print(
-        f"\nprofile of the pg1 server (cProfile, CPU time per thread, all threads): "
+        f"\nprofile of the {summary.get('config', 'pg1')} server "
+        "(cProfile, CPU time per thread, all threads): "
         f"{summary['cpu_seconds']} s for {actions} actions ({per_action:.2f} ms/action)"
     )
     print("  own time by area (C functions counted where they are called from):")
@@ -794,7 +796,13 @@ def main(argv: list[str] | None = None) -> int:
         help="end a play phase in which no action was accepted for this long (default 30)",
     )
     parser.add_argument("--runs-out", default=None, help="append each run's result (JSON lines)")
-    parser.add_argument("--profile", action="store_true", help="and profile a pg1 server")
+    parser.add_argument("--profile", action="store_true", help="and profile a server")
+    parser.add_argument(
+        "--profile-config",
+        choices=("sqlite", "pg1"),
+        default="pg1",
+        help="the configuration --profile runs (default pg1; sqlite without a server)",
+    )
     options = parser.parse_args(args_in)
     # a terminated run still stops its children and drops its schemas (the finally blocks)
     signal.signal(signal.SIGTERM, _interrupted)
@@ -839,7 +847,7 @@ def main(argv: list[str] | None = None) -> int:
         ratios["pg1/sqlite"] = round(rate["pg1"] / rate["sqlite"], 2)
     profile = None
     if options.profile:
-        target = "pg1" if pg_problem is None else "sqlite"
+        target = options.profile_config if pg_problem is None else "sqlite"
         with tempfile.TemporaryDirectory(prefix="king-profile-") as tmp:
             out = Path(tmp) / "server.prof"
             say(f"  profiling a {target} server (one more run, not in the figures)")

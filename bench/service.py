@@ -23,7 +23,14 @@ import threading
 import time
 from typing import Any
 
-from bench.live import ADMIN, ServerProcess, free_port, latency_summary, server_timing_ms
+from bench.live import (
+    ADMIN,
+    ServerProcess,
+    cpu_seconds,
+    free_port,
+    latency_summary,
+    server_timing_ms,
+)
 
 TARGET_RATIO = 0.3
 
@@ -231,21 +238,34 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="king-bench-") as tmp:
         game_server = start_child("game", tmp)
         try:
+            cpu0 = cpu_seconds(game_server.pid)
             service = run_games(game_server.url, games, mode)
+            _add_cpu(service, cpu_seconds(game_server.pid) - cpu0)
         finally:
             game_server.stop()
         bare_server = start_child("bare", tmp)
         try:
             seconds = min(max(service["seconds"], 3.0), 20.0)
+            cpu0 = cpu_seconds(bare_server.pid)
             bare = run_bare(bare_server.url, games, seconds, 120)
+            _add_cpu(bare, cpu_seconds(bare_server.pid) - cpu0)
         finally:
             bare_server.stop()
     ratio = round(service["per_second"] / bare["per_second"], 3) if bare["per_second"] else None
+    # Server CPU per request: what one core of the server can serve, whatever the clients
+    # manage. The Python clients here can hold back the bare endpoint (its server is then
+    # far from busy), which flatters the request-rate ratio; this one it cannot.
+    cpu_ratio = (
+        round(bare["server_cpu_ms_per_request"] / service["server_cpu_ms_per_request"], 3)
+        if service["server_cpu_ms_per_request"]
+        else None
+    )
     result = {
         "benchmark": "service",
         "service": service,
         "bare_litestar": bare,
         "ratio": ratio,
+        "cpu_ratio": cpu_ratio,
         "target_ratio": TARGET_RATIO,
         "meets_target": ratio is not None and ratio >= TARGET_RATIO,
         "server": "uvicorn, 1 worker, loopback; SQLite synchronous=FULL (the service default)",
@@ -261,7 +281,21 @@ def main(argv: list[str] | None = None) -> int:
     _line("bare Litestar JSON", bare)
     verdict = "meets" if result["meets_target"] else "misses"
     print(f"ratio {ratio} of the bare endpoint's rate ({verdict} the {TARGET_RATIO} target)")
+    print(
+        f"server CPU per request: service {service['server_cpu_ms_per_request']} ms, bare "
+        f"{bare['server_cpu_ms_per_request']} ms: ratio {cpu_ratio} (server busy "
+        f"{service['server_busy']:.0%} and {bare['server_busy']:.0%} of a core; a bare server "
+        "far from busy means the clients, not it, set its rate)"
+    )
     return 0
+
+
+def _add_cpu(summary: dict[str, Any], cpu: float) -> None:
+    """The server's CPU over the run: per request, and as a share of one core."""
+    n, seconds = summary["requests"], summary["seconds"]
+    summary["server_cpu_seconds"] = round(cpu, 3)
+    summary["server_cpu_ms_per_request"] = round(1000 * cpu / n, 4) if n else None
+    summary["server_busy"] = round(cpu / seconds, 3) if seconds else 0.0
 
 
 def _line(name: str, r: dict[str, Any]) -> None:
