@@ -7,6 +7,7 @@ recomputes every derived fact, refusing a stored fact that differs (the replay a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -48,6 +49,11 @@ from domain.results import ladder_points, seat_results, winners
 from domain.rules import Rules
 from domain.shuffle import commitment as seed_commitment
 from domain.violations import Violation
+
+# A revealed seed is written as bytes.hex() writes it: lower-case, so a record exported from the
+# game carries it as king-record/1 wants. (Its length is not checked here: the service's seeds
+# are 32 bytes, but tests and tools may deal from shorter ones.)
+SEED_HEX = re.compile(r"\A(?:[0-9a-f]{2})+\Z")
 
 
 class Phase(StrEnum):
@@ -233,7 +239,7 @@ def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
 
 def check_hands(hands: Sequence[int]) -> str | None:
     """Why four masks are not a deal of the 52 cards, 13 each, or None when they are."""
-    if len(hands) != 4:
+    if not isinstance(hands, tuple | list) or len(hands) != 4:
         return "a deal has four hands"
     seen = 0
     for seat, h in enumerate(hands):
@@ -316,17 +322,42 @@ def play_violation(state: GameState, seat: int, card: int | str) -> Violation | 
     if seat != state.deal.to_move:
         return Violation("not_your_turn", f"it is seat {state.deal.to_move}'s turn to play")
     try:
-        c = card if isinstance(card, int) and 0 <= card < 52 else parse_card(card)
+        c = _card(card)
     except UnknownCard as exc:
         return Violation("card_not_in_hand", str(exc))
     return dealmod.check_card(state.deal, c)
+
+
+def _card(card: object) -> int:
+    """A card index 0-51 (not a bool: True is an int to Python) or a card name; else
+    UnknownCard."""
+    if type(card) is int:
+        if 0 <= card < 52:
+            return card
+        raise UnknownCard(f"a card index is 0-51, not {card}")
+    return parse_card(card)
+
+
+def _is_seat(seat: object) -> bool:
+    return type(seat) is int and 0 <= seat < 4
+
+
+def _bad_seat(seat: object) -> Violation:
+    return Violation("not_your_turn", f"{seat!r} is not a seat (0-3)")
 
 
 # --- decide ---------------------------------------------------------------------------------
 
 
 def decide(state: GameState, command: Command) -> list[Event] | Violation:
-    """The events a command causes, or the Violation that refuses it. Never changes `state`."""
+    """The events a command causes, or the Violation that refuses it. Never changes `state`.
+
+    A player's command with a value of the wrong kind (a seat that is not 0-3, a card that is
+    not a card) gets a Violation; a service-side command that is malformed, or an object that is
+    no command at all, raises CommandError.
+    """
+    if isinstance(command, Play | Declare | AskRedeal) and not _is_seat(command.seat):
+        return _bad_seat(command.seat)
     if isinstance(command, Play):
         return _decide_play(state, command)
     if isinstance(command, Declare):
@@ -342,8 +373,7 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
     if isinstance(command, CreateGame):
         if state.phase is not Phase.NEW:
             raise CommandError("the game exists already")
-        if len(command.players) != 4:
-            raise CommandError("a game has four players")
+        _check_create(command)
         return [
             GameCreated(
                 command.game_id,
@@ -358,21 +388,44 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
     if isinstance(command, RevealSeed):
         if state.phase is not Phase.OVER:
             raise CommandError("the seed is revealed only after the game")
-        try:
-            seed = bytes.fromhex(command.server_seed)
-        except ValueError:
-            raise CommandError("the seed must be hex") from None
+        if not isinstance(command.server_seed, str) or not SEED_HEX.match(command.server_seed):
+            raise CommandError("the seed must be lower-case hex")
+        seed = bytes.fromhex(command.server_seed)
         if seed_commitment(seed) != state.commitment:
             raise CommandError("the seed does not match the game's commitment")
         return [SeedRevealed(command.server_seed)]
-    return _decide_seat_event(state, command)
+    if isinstance(command, RecordStrike | Abandon | Substitute):
+        return _decide_seat_event(state, command)
+    raise CommandError(f"not a command: {type(command).__name__}")
+
+
+def _check_create(command: CreateGame) -> None:
+    players = command.players
+    if not isinstance(players, tuple | list) or len(players) != 4:
+        raise CommandError("a game has four players")
+    if not all(isinstance(p, str) for p in players):
+        raise CommandError("player names are strings")
+    if not isinstance(command.rules, Rules):
+        raise CommandError("rules must be a Rules")
+    texts = (
+        command.game_id,
+        command.commitment,
+        command.client_seed,
+        command.shuffle,
+        command.shuffle_id,
+    )
+    if not all(isinstance(t, str) for t in texts):
+        raise CommandError("game_id, commitment, client_seed, shuffle and shuffle_id are strings")
 
 
 def _decide_seat_event(
     state: GameState, command: RecordStrike | Abandon | Substitute
 ) -> list[Event] | Violation:
-    if not 0 <= command.seat < 4:
-        raise CommandError("a seat is 0-3")
+    if not _is_seat(command.seat):
+        raise CommandError(f"{command.seat!r} is not a seat (0-3)")
+    text = command.player if isinstance(command, Substitute) else command.reason
+    if not isinstance(text, str):
+        raise CommandError("a reason or a player's name is a string")
     if state.phase is Phase.OVER:
         return Violation("game_over", "the game is over")
     if state.phase is Phase.NEW:
@@ -410,7 +463,7 @@ def _decide_play(state: GameState, command: Play) -> list[Event] | Violation:
     if why:
         return why
     assert state.deal is not None  # play_violation refuses a play without a deal
-    c = command.card if isinstance(command.card, int) else parse_card(command.card)
+    c = _card(command.card)
     before = state.deal
     after = dealmod.play(before, c)
     events: list[Event] = [CardPlayed(state.deal_no, command.seat, c)]

@@ -32,7 +32,15 @@ from domain.shuffle import ALGORITHM, commitment, deal_hands
 from domain.violations import RULE_OF_CODE, Violation
 
 FORMAT = "king-record/1"
-_HEX = re.compile(r"\A(?:[0-9a-fA-F]{2})+\Z")
+# king-shuffle/1's server seed is 32 bytes (SHUFFLE.md), written as lower-case hex: anything
+# else is no seed of that algorithm (a short one would only fail later as a misleading
+# card_not_in_hand).
+_SEED_HEX = re.compile(r"\A[0-9a-f]{64}\Z")
+# The keys of a deal entry. GAME_RECORD.md says unknown top-level keys are ignored and is silent
+# on deal entries; there a misspelt key ("declrer", "plyas") would silently drop a check or the
+# plays and pass, so it is malformed. (Unknown keys of `shuffle` are ignored like top-level
+# ones: a misspelt seed input fails anyway, as hands_mismatch or a missing seed.)
+_ENTRY_KEYS = frozenset({"hands", "declarer", "contract", "redeal", "plays"})
 
 # Codes the record format adds to the rule book's (GAME_RECORD.md).
 RECORD_RULES = {
@@ -88,11 +96,12 @@ def _parse_entry(raw: object, i: int, shuffled: bool) -> _Entry:
     where = f"deals[{i}]"
     if not isinstance(raw, dict):
         raise MalformedRecord(f"{where} must be an object")
+    _no_unknown_keys(raw, _ENTRY_KEYS, where)
     hands = _parse_hands(raw["hands"], where) if "hands" in raw else None
     if hands is None and not shuffled:
         raise MalformedRecord(f"{where}: hands are required when the record has no shuffle")
     declarer = raw.get("declarer")
-    if declarer is not None and (type(declarer) is not int or not 0 <= declarer <= 3):
+    if "declarer" in raw and (type(declarer) is not int or not 0 <= declarer <= 3):
         raise MalformedRecord(f"{where}: declarer must be a seat 0-3")
     plays_raw = raw.get("plays", [])
     if not isinstance(plays_raw, list):
@@ -110,6 +119,12 @@ def _parse_entry(raw: object, i: int, shuffled: bool) -> _Entry:
     return _Entry(hands, declarer, contract, plays)
 
 
+def _no_unknown_keys(raw: dict[Any, Any], known: frozenset[str], where: str) -> None:
+    unknown = sorted(repr(k) for k in raw if k not in known)
+    if unknown:
+        raise MalformedRecord(f"{where}: unknown key {', '.join(unknown)}")
+
+
 def parse_record(doc: object) -> Record:
     """The record's parts, or MalformedRecord saying what is wrong."""
     try:
@@ -123,6 +138,8 @@ def _parse(doc: object) -> Record:
         raise MalformedRecord("a record is a JSON object")
     if doc.get("format") != FORMAT:
         raise MalformedRecord(f"format must be {FORMAT!r}")
+    if "rules" in doc and not isinstance(doc["rules"], dict):  # optional, but an object if there
+        raise MalformedRecord("rules must be an object of rule options")
     rules = Rules.from_dict(doc.get("rules"))
     players_raw = doc.get("players", ["seat 0", "seat 1", "seat 2", "seat 3"])
     if (
@@ -139,8 +156,8 @@ def _parse(doc: object) -> Record:
         if sh.get("algorithm", ALGORITHM) != ALGORITHM:
             raise MalformedRecord(f"shuffle.algorithm must be {ALGORITHM!r}")
         seed, game_id, client = sh.get("server_seed"), sh.get("game_id"), sh.get("client_seed", "")
-        if not isinstance(seed, str) or not _HEX.match(seed):
-            raise MalformedRecord("shuffle.server_seed must be hex")
+        if not isinstance(seed, str) or not _SEED_HEX.match(seed):
+            raise MalformedRecord("shuffle.server_seed must be 64 lower-case hex digits (32 bytes)")
         if not isinstance(game_id, str) or not isinstance(client, str):
             raise MalformedRecord("shuffle.game_id and shuffle.client_seed must be strings")
         shuffle = _Shuffle(bytes.fromhex(seed), game_id, client)
