@@ -1,4 +1,4 @@
-"""king-shuffle/1: the provably fair deal (docs/shuffle.md).
+"""king-shuffle/1: the provably fair deal (docs/SHUFFLE.md).
 
 The seed is an input: this module draws no randomness of its own. The service makes the seed
 with the operating system's CSPRNG and keeps it secret until the game is over.
