@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 Mode = Literal["standard20", "short12"]
@@ -68,7 +68,9 @@ class Rules:
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every option is a plain scalar: no need for asdict's deep copy (it showed in the
+        # service's profile, where each seat view carries the rules).
+        return {name: getattr(self, name) for name in _OPTION_NAMES}
 
     def changes(self) -> dict[str, Any]:
         """Only the options that differ from the defaults (what a record needs to carry)."""
@@ -81,3 +83,6 @@ _CHOICES: dict[str, frozenset[str]] = {
     "first_declarer": frozenset({"two_of_diamonds", "seat0"}),
     "akq_lead": frozenset({"off", "declarer", "any"}),
 }
+
+
+_OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

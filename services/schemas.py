@@ -73,7 +73,7 @@ class GameDetail(Struct):
 
 class ActionIn(Struct, forbid_unknown_fields=True):
     type: Literal["play", "declare", "redeal"]
-    card: Annotated[str, Meta(max_length=3)] | None = None
+    card: Annotated[str, Meta(pattern="^[2-9TJQKA][SHDC]$")] | None = None
     contract: Annotated[str, Meta(max_length=20)] | None = None
     seat: Seat | None = None
     version: Annotated[int, Meta(ge=0)] | None = None

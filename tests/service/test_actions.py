@@ -60,6 +60,9 @@ def test_illegal_actions_strike_and_the_third_forfeits(make_settings: SettingsFa
         assert r.status_code == 400
         r = client.post(url, json={"type": "dance"}, headers=bearer(ada))
         assert r.status_code == 400
+        for card in ("10S", "as", " AS", "QX", "1S"):  # not a card's exact name: no strike
+            r = client.post(url, json={"type": "play", "card": card}, headers=bearer(ada))
+            assert r.status_code == 400 and "card" in r.text, (card, r.text)
         assert seat_view(client, game_id, 0, ada)["version"] == version
 
         # strike 1: a card while declaring (wrong_phase) -> default declaration played
