@@ -258,12 +258,6 @@ def test_the_audit_endpoint_counts_a_failed_audit(make_settings: SettingsFactory
         assert audit_failures(client.get("/metrics").text) == before + 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GET /games/{id}/audit loads the game's state (a replay) before auditing it, and "
-    "that load refuses a forged event: HTTP 500 instead of a failed audit "
-    "(services/controllers/games.py)",
-)
 def test_the_audit_endpoint_names_forged_games_and_counts_them(
     make_settings: SettingsFactory,
 ) -> None:
