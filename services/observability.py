@@ -12,6 +12,7 @@ from typing import Any
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from sqlalchemy.exc import SQLAlchemyError
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
@@ -63,6 +64,19 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
 
 
 _HANDLER_NAME = "king"
+
+
+def error_fields(exc: BaseException) -> dict[str, Any]:
+    """What a log line may say of an error: its type; a rule violation's reason code; and the
+    message only of database and network errors. Other messages are left out, since one from
+    the rules engine (or an error wrapping it) can name the cards of a hidden hand."""
+    fields: dict[str, Any] = {"error": type(exc).__name__}
+    code = getattr(getattr(exc, "violation", None), "code", None)
+    if isinstance(code, str):
+        fields["code"] = code
+    if isinstance(exc, SQLAlchemyError | OSError):
+        fields["detail"] = str(exc)[:200]
+    return fields
 
 
 def get_logger(name: str) -> Any:

@@ -38,7 +38,7 @@ from sqlalchemy.pool import NullPool
 
 from eventstore import NO_STREAM, EventStore, NewEvent, VersionConflict
 from services.identity import PlayerService, Principal
-from services.observability import get_logger
+from services.observability import error_fields, get_logger
 from services.play.driver import GameDriver
 from services.play.house import HOUSE_PREFIX, check_house, house_owner
 from services.play.service import Conflict, GameService
@@ -693,8 +693,9 @@ class TournamentScheduler:
             await self.tick()
             self.last_error = None
         except Exception as exc:  # a failing tick must not stop the scheduler: log, retry
-            self.last_error = f"{type(exc).__name__}: {str(exc)[:200]}"
-            log.error("scheduler_error", error=type(exc).__name__, detail=str(exc)[:200])
+            fields = error_fields(exc)
+            self.last_error = ": ".join(str(v) for v in fields.values())
+            log.error("scheduler_error", **fields)
 
     async def tick(self) -> None:
         """One firing: lead (or not), hand live games to the driver, advance tournaments."""
@@ -726,8 +727,7 @@ class TournamentScheduler:
                 log.error(
                     "tournament_step_failed",
                     tournament_id=tournament_id,
-                    error=type(exc).__name__,
-                    detail=str(exc)[:200],
+                    **error_fields(exc),
                 )
 
     async def advance(self, tournament_id: str) -> Step | None:

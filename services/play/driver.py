@@ -19,7 +19,7 @@ import orjson
 from domain.game import GameState, Phase
 from domain.view import Action, BadAction, seat_view
 from services.bots.push import PushClient
-from services.observability import Metrics, get_logger
+from services.observability import Metrics, error_fields, get_logger
 from services.play.house import is_house
 from services.play.service import BAD_REPLY, TIMEOUT, GameService, Turn
 from services.play.views import ViewCache
@@ -49,12 +49,6 @@ def decision_request(
         "legal": [a.to_dict() for a in view.legal],
         "view": views.to_dict(view) if views is not None else view.to_dict(),
     }
-
-
-def _code(exc: BaseException) -> str | None:
-    """A card-free reason code of an error, when it carries one (a rule violation's)."""
-    code = getattr(getattr(exc, "violation", None), "code", None)
-    return code if isinstance(code, str) else None
 
 
 class GameDriver:
@@ -111,10 +105,7 @@ class GameDriver:
                 return
             except Exception as exc:  # keep the game going: log, back off, try again
                 failures += 1
-                # The type and a reason code only: a rule engine's message can name cards.
-                log.error(
-                    "driver_error", game_id=game_id, error=type(exc).__name__, code=_code(exc)
-                )
+                log.error("driver_error", game_id=game_id, **error_fields(exc))
                 await asyncio.sleep(min(0.1 * 2**failures, 5.0))
 
     async def _step(self, game_id: str) -> bool:

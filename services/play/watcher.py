@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from eventstore import EventStore, RecordedEvent
 from eventstore.subscription import CatchUpSubscription
-from services.observability import get_logger
+from services.observability import error_fields, get_logger
 from services.play.driver import GameDriver
 from services.play.service import GameService
 from tournament.games import STREAM_PREFIX
@@ -106,7 +106,7 @@ class StoreWatcher:
             except Exception as exc:  # the database away for a moment: wait, then go on
                 failures += 1
                 self.metrics.feed_errors.inc()
-                log.warning("watcher_error", error=type(exc).__name__, detail=str(exc)[:200])
+                log.warning("watcher_error", **error_fields(exc))
                 self._stopping.wait(min(self.poll_seconds * 2**failures, 30.0))
                 continue
             if batch:

@@ -144,9 +144,27 @@ def test_a_driver_error_is_logged_by_type_and_code_never_by_its_message() -> Non
     with capture_logs() as logged:
         asyncio.run(driver._run("g-1"))
     errors = [e for e in logged if e["event"] == "driver_error"]
-    assert [(e["error"], e["code"]) for e in errors] == [
+    assert [(e["error"], e.get("code")) for e in errors] == [
         ("InconsistentEvent", None),
         ("IllegalAction", "card_not_in_hand"),
     ]
     assert scan("\n".join(json.dumps(e) for e in logged), "") == []
     assert logged[-1]["event"] == "driver_game_missing"
+
+
+def test_only_database_and_network_errors_are_logged_with_their_message() -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from services.observability import error_fields
+
+    db = OperationalError("SELECT 1", {}, Exception("server closed the connection"))
+    assert "server closed" in error_fields(db)["detail"]
+    assert error_fields(ConnectionRefusedError("refused"))["detail"] == "refused"
+    for hidden in (
+        InconsistentEvent("hands differ: AS KH"),
+        ValueError("seat 2 holds QS"),
+        RuntimeError("wrapped: 7C"),
+    ):
+        assert error_fields(hidden) == {"error": type(hidden).__name__}
+    illegal = IllegalAction(Violation("must_follow_suit", "play a heart: AH KH"))
+    assert error_fields(illegal) == {"error": "IllegalAction", "code": "must_follow_suit"}
