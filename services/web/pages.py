@@ -99,7 +99,10 @@ async def _game(services: Any, game_id: str) -> tuple[str, GameState | None]:
             return "created", None
         state = await services.games.load(game_id)
         return ("over" if state.phase is Phase.OVER else "live"), state
-    return info.status, await services.games.load(game_id)
+    state = await services.games.load(game_id)
+    # The index is marked over just after the last event: a page reading in between must
+    # still see the end (the live page fetches the audit only when it sees "over").
+    return ("over" if state.phase is Phase.OVER else info.status), state
 
 
 def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import httpx
@@ -14,6 +16,7 @@ from tests.web.conftest import shot
 
 pytestmark = pytest.mark.slow
 HOUSE = ["house:random"] * 4
+PHONE = {"width": 390, "height": 844}
 
 
 def _player(http: httpx.Client, player_id: str) -> str:
@@ -155,6 +158,13 @@ def test_human_plays_a_whole_game_in_the_browser(server: LiveServer, page: Any) 
     page.click("#signin button[type=submit]")
     page.wait_for_selector("#whoami:has-text('ada')")
     shot(page, "play-start")
+    # A second tab watches the replay live: at the end its script shows the audit.
+    watcher = page.context.new_page()
+    watcher_errors: list[str] = []
+    watcher.on("pageerror", lambda exc: watcher_errors.append(str(exc)))
+    watcher.goto(f"{server.url}/games/human?lang=en")
+    watcher.wait_for_selector("#btn-follow[aria-pressed=true]")
+    page.bring_to_front()  # a background tab's timers are throttled: keep the player's in front
     actions = declared = 0
     for _ in range(400):
         page.wait_for_function(
@@ -190,4 +200,292 @@ def test_human_plays_a_whole_game_in_the_browser(server: LiveServer, page: Any) 
         audit = http.get("/api/v1/games/human/audit").json()
         assert audit["ok"] is True
         assert http.get("/api/v1/games/human").json()["view"]["strikes"][0] == 0
+        # The live tab's audit line reads as the server-rendered page's does.
+        watcher.wait_for_selector("#audit-result .ok", timeout=15_000)
+        shown = " ".join(watcher.inner_text("#audit-result").split())
+        assert shown == _audit_text(http.get("/games/human?lang=en").text)
+        assert f"({audit['events']} events)" in shown
     assert not page.js_errors, page.js_errors
+    assert not watcher_errors, watcher_errors
+
+
+def _contract(page: Any) -> str:
+    return str(page.inner_text("#contract"))
+
+
+def test_replay_buttons_and_deal_jumps(server: LiveServer, page: Any) -> None:
+    """The step buttons do what the keys do; the deal list and the deal table jump to a deal."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        _game(http, token, HOUSE, "btn")
+        wait_for(lambda: _over(http, "btn"), "the game to end")
+        record = http.get("/api/v1/games/btn/record").json()
+    deals = record["deals"]  # the record names each deal's contract and plays
+    played = [i for i, d in enumerate(deals) if d.get("plays")]
+    first, last = played[0], len(deals) - 1
+    page.goto(f"{server.url}/games/btn?lang=en")
+    page.wait_for_selector("#seat-0 .hand .card")
+    assert _position(page) == (1, 0)
+    assert page.is_disabled("#btn-prev") and page.is_disabled("#btn-first")
+    # The deal list: choose a deal, land on its first card with its contract shown.
+    page.select_option("#deal-select", str(first))
+    assert _position(page) == (first + 1, 0)
+    assert _contract(page).startswith(_turkish(deals[first]["contract"]))
+    plays = deals[first]["plays"]
+    for k in range(1, 6):
+        page.click("#btn-next")
+        assert _position(page) == (first + 1, k)
+    lead = next(iter(_slots(page).values()))
+    assert lead.rstrip("*") == plays[4]  # the 2nd trick's lead
+    page.click("#btn-prev")
+    assert _position(page) == (first + 1, 4)
+    assert len(_slots(page)) == 4
+    page.click("#btn-next-trick")
+    assert _position(page) == (first + 1, 8)
+    page.click("#btn-prev-trick")
+    assert _position(page) == (first + 1, 4)
+    page.click("#btn-last")
+    assert _position(page) == (first + 1, len(plays))
+    assert page.is_disabled("#btn-last")
+    page.click("#btn-first")
+    assert _position(page) == (first + 1, 0)
+    page.click("#btn-last")
+    page.click("#btn-next")  # past the last card: the next deal's start
+    assert _position(page) == (first + 2, 0)
+    page.click("#btn-prev")  # and back to the previous deal's last card
+    assert _position(page) == (first + 1, len(plays))
+    # The deal table's links jump too (and scroll back up to the table).
+    page.click(f'#deal-table a[data-deal="{last + 1}"]')
+    assert _position(page) == (last + 1, 0)
+    assert page.eval_on_selector("#deal-select", "s => s.value") == str(last)
+    if deals[last].get("contract"):
+        assert _contract(page).startswith(_turkish(deals[last]["contract"]))
+    page.click("#btn-last")
+    assert page.is_disabled("#btn-next") and page.is_disabled("#btn-next-trick")
+    assert f"?deal={last + 1}&card=" in page.url
+    shot(page, "replay-buttons")
+    assert not page.js_errors, page.js_errors
+
+
+def _turkish(contract: str) -> str:
+    from domain.contracts import CONTRACT_INFO, Contract
+
+    return CONTRACT_INFO[Contract(contract)].turkish
+
+
+def _audit_text(html: str) -> str:
+    m = re.search(r'<div id="audit-result">\s*<p class="(?:ok|bad)">(.*?)</p>', html, re.S)
+    assert m, "no audit result in the page"
+    return " ".join(m.group(1).split())
+
+
+def test_unstarted_game_page_goes_live_and_shows_the_audit_like_the_server(
+    server: LiveServer, page: Any
+) -> None:
+    """A table's page opened before the start follows the game once it starts; when the game
+    ends its script shows the audit as the server-rendered page does: for a failing audit
+    (answered by the test through a route), the reason and the first bad version."""
+    from services.web.pages import _keep_audit
+
+    bad = {
+        "game_id": "later",
+        "ok": False,
+        "events": 99,
+        "finished": True,
+        "chain": {"ok": True, "events_checked": 99, "first_bad_version": None, "reason": None},
+        "replay": {
+            "ok": False,
+            "seed_checked": True,
+            "deals_checked": 3,
+            "first_bad_version": 17,
+            "event_type": "card_played",
+            "reason": "the card was not in the hand",
+            "notes": [],
+        },
+    }
+    page.route(
+        "**/api/v1/games/later/audit",
+        lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(bad)
+        ),
+    )
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        body = {"seats": ["ada", *HOUSE[:3]], "rules": {"mode": "short12"}, "id": "later"}
+        r = http.post("/api/v1/games", json={**body, "start": False}, headers=bearer(token))
+        assert r.status_code == 201, r.text
+        page.goto(f"{server.url}/games/later?lang=en")
+        page.wait_for_selector("#waiting")
+        assert "has not started" in page.inner_text("#waiting")
+        r = http.post("/api/v1/games/later/start", headers=bearer(token))
+        assert r.status_code == 200, r.text
+        page.wait_for_selector("#btn-follow[aria-pressed=true]", timeout=15_000)
+        shot(page, "unstarted-now-live")
+        # ada plays her first legal action each turn until the game ends.
+        while not _over(http, "later"):
+            view = _seat_view(http, token, "later")
+            if view["view"]["to_move"] == 0:
+                act = {**view["view"]["legal"][0], "version": view["version"]}
+                r = http.post("/api/v1/games/later/actions", json=act, headers=bearer(token))
+                assert r.status_code in (200, 409), r.text
+        page.wait_for_selector("#audit-result .bad", timeout=15_000)
+        shown = " ".join(page.inner_text("#audit-result").split())
+        assert "the card was not in the hand" in shown and "(v17)" in shown
+        state = services_of(server.app).repo.load("later")
+        _keep_audit(("later", state.version), bad)
+        assert shown == _audit_text(http.get("/games/later?lang=en").text)
+    assert not page.js_errors, page.js_errors
+
+
+def _refused_card(page: Any) -> str:
+    """Send a card the page disabled (what its buttons never allow) and return the refusal
+    the page then shows (the box may still hold an earlier one: wait for the new text)."""
+    before = page.inner_text("#error")
+    page.evaluate(
+        """() => { const b = document.querySelector('#hand button.card:disabled');
+                   b.disabled = false; b.click(); }"""
+    )
+    page.wait_for_function(
+        "t => { const x = document.getElementById('error').textContent; return x && x !== t; }",
+        arg=before,
+    )
+    error: str = page.inner_text("#error")
+    return error
+
+
+def _page_caught_up(page: Any, http: httpx.Client, token: str) -> dict[str, Any]:
+    """ada's seat view once the page shows the same version (the game waits for a person)."""
+    for _ in range(50):
+        body = _seat_view(http, token, "refuse")
+        page.wait_for_function(
+            "v => Number(document.body.dataset.version || 0) >= v",
+            arg=body["version"],
+            timeout=15_000,
+        )
+        again = _seat_view(http, token, "refuse")
+        if (
+            again["version"]
+            == body["version"]
+            == int(page.evaluate("document.body.dataset.version"))
+        ):
+            return again
+    raise AssertionError("the play page never caught up with the game")
+
+
+def test_play_page_shows_refusals_and_the_clock(server: LiveServer, page: Any) -> None:
+    """A card sent out of turn and an illegal card on one's turn: the page shows the API's
+    reason with its code and rule (and the strike the illegal card earned); on one's turn the
+    time left is shown and counts down."""
+    from domain.violations import RULE_OF_CODE
+
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        bo = _player(http, "bo")
+        _game(http, token, ["ada", "bo", "house:random", "house:random"], "refuse")
+        page.goto(f"{server.url}/play/refuse?lang=en")
+        page.fill("#token", token)
+        page.click("#signin button[type=submit]")
+        page.wait_for_selector("#whoami:has-text('ada')")
+        out_of_turn = illegal = clock = False
+        for _ in range(300):
+            body = _page_caught_up(page, http, token)
+            view = body["view"]
+            if view["to_move"] == 1:
+                if not out_of_turn and view["phase"] == "playing":
+                    error = _refused_card(page)
+                    assert error.startswith("Refused: ") and "[not_your_turn, R-SEATS]" in error
+                    assert "Strike" not in error, error
+                    shot(page, "play-refused-out-of-turn")
+                    out_of_turn = True
+                seat1 = http.get("/api/v1/games/refuse/seats/1", headers=bearer(bo)).json()
+                act = {**seat1["view"]["legal"][0], "version": seat1["version"]}
+                r = http.post("/api/v1/games/refuse/actions", json=act, headers=bearer(bo))
+                assert r.status_code == 200, r.text
+                continue
+            assert view["to_move"] == 0, view["to_move"]
+            if not clock:
+                page.wait_for_selector("#clock:has-text('Time left')")
+                first = float(page.inner_text("#clock").split(": ")[1].split()[0])
+                assert 0 < first <= 600
+                page.wait_for_function(
+                    "t => parseFloat(document.getElementById('clock').textContent"
+                    ".split(': ')[1]) < t",
+                    arg=first,
+                    timeout=5_000,
+                )
+                clock = True
+            disabled = page.locator("#hand button.card:disabled").count()
+            if view["phase"] == "playing" and disabled and out_of_turn:
+                error = _refused_card(page)
+                m = re.search(r"\[([a-z_]+), (R-[A-Z0-9]+)\]", error)
+                assert m and RULE_OF_CODE[m.group(1)] == m.group(2), error
+                assert m.group(1) != "not_your_turn" and "Strike 1" in error, error
+                shot(page, "play-refused-illegal")
+                illegal = True
+                break
+            version = body["version"]
+            if view["phase"] == "declaring":
+                page.locator("#declare button[data-contract]").first.click()
+            else:
+                page.locator("#hand button.card.legal").first.click()
+            page.wait_for_function(f"document.body.dataset.version !== '{version}'")
+        assert out_of_turn and illegal and clock
+        strikes = http.get("/api/v1/games/refuse").json()["view"]["strikes"]
+        assert strikes[0] == 1  # the illegal card only: a card out of turn earns no strike
+    assert not page.js_errors, page.js_errors
+
+
+def _overflow(page: Any) -> list[str]:
+    """Elements reaching past the phone's right edge (empty when nothing overflows)."""
+    found: list[str] = page.evaluate(
+        """w => { const out = [];
+             for (const e of document.querySelectorAll('body *')) {
+               const r = e.getBoundingClientRect();
+               if (r.width && r.right > w + 0.5) out.push(e.tagName + '#' + e.id);
+             } return out.slice(0, 10); }""",
+        PHONE["width"],
+    )
+    return found
+
+
+def _fits(page: Any, name: str) -> None:
+    # A mobile browser widens the layout viewport to fit content that overflows (innerWidth
+    # grows with it), so both are held to the phone's width.
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1] == PHONE["width"], (name, width, _overflow(page))
+
+
+def test_pages_fit_a_phone_screen(server: LiveServer, browser: Any) -> None:
+    """At 390x844 (a phone) the replay and play pages render without sideways scrolling."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            token = _player(http, "ada")
+            _game(http, token, HOUSE, "phone-fin")
+            _game(http, token, ["ada", *HOUSE[:3]], "phone-live")
+            wait_for(lambda: _over(http, "phone-fin"), "the game to end")
+            wait_for(lambda: _seat_view(http, token, "phone-live")["view"]["to_move"] == 0, "ada")
+            record = http.get("/api/v1/games/phone-fin/record").json()
+        deal = next(i for i, d in enumerate(record["deals"]) if d.get("plays")) + 1
+        pages = (
+            ("phone-replay", f"/games/phone-fin?deal={deal}&card=6&lang=tr", "#trick .card"),
+            ("phone-replay-live", "/games/phone-live?lang=en", "#btn-follow"),
+        )
+        for name, path, ready in pages:
+            page.goto(server.url + path)
+            page.wait_for_selector(ready)
+            shot(page, name)
+            _fits(page, name)
+        page.goto(f"{server.url}/play/phone-live?lang=tr")
+        page.fill("#token", token)
+        page.click("#signin button[type=submit]")
+        page.wait_for_function("document.body.dataset.myTurn === '1'")
+        page.wait_for_selector("#hand button.card")
+        shot(page, "phone-play")
+        _fits(page, "phone-play")
+        assert not errors, errors
+    finally:
+        context.close()

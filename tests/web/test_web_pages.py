@@ -54,6 +54,7 @@ def test_finished_game_page_embeds_the_public_record(client: TestClient[Any], ad
         assert r.status_code == 200, r.text
         assert word in r.text
         assert 'download="done-2.king-record.json"' in r.text
+        assert "built-in method" not in r.text  # t.copy once named dict.copy, not the word
     html = client.get("/games/done-2").text
     payload = embedded(html, "replay-data")
     record = client.get("/api/v1/games/done-2/record").json()
