@@ -101,7 +101,9 @@ class GameDriver:
             except asyncio.CancelledError:
                 raise
             except GameNotFound:
-                log.error("driver_game_missing", game_id=game_id)
+                # Not a game of this service (its index has no row, as for the games a local
+                # `king tournament run` plays on the same database): its own runner drives it.
+                log.info("driver_skipped", game_id=game_id, reason="not in the games index")
                 return
             except Exception as exc:  # keep the game going: log, back off, try again
                 failures += 1

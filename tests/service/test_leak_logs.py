@@ -149,7 +149,7 @@ def test_a_driver_error_is_logged_by_type_and_code_never_by_its_message() -> Non
         ("IllegalAction", "card_not_in_hand"),
     ]
     assert scan("\n".join(json.dumps(e) for e in logged), "") == []
-    assert logged[-1]["event"] == "driver_game_missing"
+    assert logged[-1]["event"] == "driver_skipped"
 
 
 def test_only_database_and_network_errors_are_logged_with_their_message() -> None:
