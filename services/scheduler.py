@@ -30,7 +30,7 @@ import uuid
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -47,7 +47,7 @@ from tournament.events import ManualPairing, TournamentState, to_payload
 from tournament.games import GameExists, GameRepository
 from tournament.pairing.export import input_to_json, round_to_json, schedule_to_json
 from tournament.pairing.round_robin import RoundRobinInput, schedule
-from tournament.planning import check_manual, current_standings, swiss_input
+from tournament.planning import check_manual, current_standings, is_last_round, swiss_input
 from tournament.ratings import (
     Identity,
     LeaderboardRow,
@@ -111,11 +111,24 @@ class Control:
     started: bool = False
     started_by: str = ""
     paused: bool = False
+    round_ms: int | None = None  # the store holds integers only
+    started_at: datetime | None = None
     version: int = 0
+
+    @property
+    def round_minutes(self) -> float | None:
+        return None if self.round_ms is None else self.round_ms / 60_000
 
     @property
     def decision_seconds(self) -> float | None:
         return None if self.decision_ms is None else self.decision_ms / 1000
+
+    def round_due(self, number: int) -> datetime | None:
+        """When round `number` may be paired at the earliest (None: as soon as the one before
+        has finished): a round every `round_minutes` from the start."""
+        if self.round_ms is None or self.started_at is None:
+            return None
+        return self.started_at + timedelta(milliseconds=self.round_ms * (number - 1))
 
 
 def _fold_control(records: Sequence[Any]) -> Control:
@@ -130,9 +143,10 @@ def _fold_control(records: Sequence[Any]) -> Control:
                 start_at=datetime.fromisoformat(at) if at else None,
                 decision_ms=p.get("decision_ms"),
                 created_by=p.get("created_by", ""),
+                round_ms=p.get("round_ms"),
             )
         elif r.type == "tournament_started":
-            c = replace(c, started=True, started_by=p.get("by", ""))
+            c = replace(c, started=True, started_by=p.get("by", ""), started_at=r.recorded_at)
         elif r.type == "tournament_paused":
             c = replace(c, paused=True)
         elif r.type == "tournament_resumed":
@@ -207,6 +221,13 @@ class ServiceGames:
             for callback in self.games.on_start:
                 callback(game_id)
             log.info("tournament_game_resumed", game_id=game_id)
+
+
+def next_round_due(state: TournamentState, control: Control) -> datetime | None:
+    """The time set for the next round while the tournament waits to pair it (else None)."""
+    if state.finished is not None or state.current_round or is_last_round(state):
+        return None
+    return control.round_due(len(state.rounds) + 1)
 
 
 def read_control(store: EventStore, tournament_id: str) -> Control:
@@ -297,6 +318,7 @@ class TournamentDesk:
         start_at: datetime | None,
         decision_seconds: float | None,
         created_by: str,
+        round_minutes: float | None = None,
         **options: Any,
     ) -> TournamentState:
         counts: dict[str, int] = {}
@@ -325,6 +347,7 @@ class TournamentDesk:
             start_at=at,
             decision_ms=ms,
             created_by=created_by,
+            round_ms=None if round_minutes is None else round(round_minutes * 60_000),
         ):
             raise TournamentConflict(f"tournament {tournament_id!r} exists already")
         return state
@@ -730,6 +753,9 @@ class TournamentScheduler:
                     **error_fields(exc),
                 )
 
+    def _next_round_due(self, tournament_id: str, control: Control) -> datetime | None:
+        return next_round_due(self.desk.load(tournament_id), control)
+
     async def advance(self, tournament_id: str) -> Step | None:
         """Step one tournament until it waits for a game or is done (None: not running)."""
         desk = self.desk
@@ -743,10 +769,15 @@ class TournamentScheduler:
             if len(state.active) < 2:
                 return None
             await asyncio.to_thread(desk.start, tournament_id, self.owner)
+            control = await asyncio.to_thread(desk.control, tournament_id)
         step = Step("none")
         for _ in range(MAX_STEPS_PER_TICK):
             if not self.running:
                 break
+            if control.round_ms is not None:
+                due = await asyncio.to_thread(self._next_round_due, tournament_id, control)
+                if due is not None and datetime.now(UTC) < due:
+                    break  # the next round has its time: a later tick pairs it
             step = await asyncio.to_thread(desk.runner.step, tournament_id)
             if step.kind == "waiting":
                 await desk.factory.ensure_live(step.game_id)

@@ -29,6 +29,7 @@ from services.scheduler import (
     TournamentConflict,
     TournamentDesk,
     TournamentError,
+    next_round_due,
 )
 from tournament.events import TournamentState
 from tournament.planning import BadPairing
@@ -74,6 +75,21 @@ class TournamentCreate(Struct, forbid_unknown_fields=True):
     house_strategy: Strategy = "heuristic"
     start_at: datetime | None = None
     decision_seconds: Annotated[float, Meta(ge=0.05, le=3600)] | None = None
+    round_minutes: (
+        Annotated[
+            float,
+            Meta(
+                gt=0,
+                le=10_080,
+                description=(
+                    "a round every this many minutes from the start: round n is paired at "
+                    "start + (n-1) x round_minutes, or when round n-1 has finished if later "
+                    "(default: as soon as it has finished)"
+                ),
+            ),
+        ]
+        | None
+    ) = None
     players: Annotated[list[TournamentPlayerIn], Meta(max_length=1000)] = []
 
 
@@ -148,6 +164,8 @@ class TournamentOut(Struct):
     house_strategy: str
     start_at: datetime | None
     decision_seconds: float | None
+    round_minutes: float | None
+    next_round_at: datetime | None
     started: bool
     paused: bool
     current_round: int
@@ -195,6 +213,8 @@ def tournament_out(state: TournamentState, control: Control, desk: TournamentDes
         house_strategy=c.house_strategy,
         start_at=control.start_at,
         decision_seconds=control.decision_seconds,
+        round_minutes=control.round_minutes,
+        next_round_at=next_round_due(state, control),
         started=control.started,
         paused=control.paused,
         current_round=state.current_round,
@@ -296,6 +316,7 @@ class TournamentController(Controller):
             start_at=data.start_at,
             decision_seconds=data.decision_seconds,
             created_by="admin",
+            round_minutes=data.round_minutes,
             name=data.name,
             format=data.format,
             rounds=data.rounds,
