@@ -35,6 +35,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -798,6 +799,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs-out", default=None, help="append each run's result (JSON lines)")
     parser.add_argument("--profile", action="store_true", help="and profile a server")
     parser.add_argument(
+        "--profile-out", default="", help="also keep the raw profile (pstats) at this path"
+    )
+    parser.add_argument(
         "--profile-config",
         choices=("sqlite", "pg1"),
         default="pg1",
@@ -853,6 +857,8 @@ def main(argv: list[str] | None = None) -> int:
             say(f"  profiling a {target} server (one more run, not in the figures)")
             profiled = run_once(target, options, profile=out)
             profile = {"config": target, "run": profiled, **summarise_profile(out)}
+            if options.profile_out:
+                shutil.copyfile(out, options.profile_out)
             if options.runs_out:
                 with open(options.runs_out, "a") as f:
                     f.write(json.dumps({"profile": profile}) + "\n")
