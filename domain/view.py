@@ -142,8 +142,9 @@ class SeatView:
                 m |= 1 << c
         return m
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form sent to players, bots and spectators."""
+    def to_dict(self, *, history: bool = True) -> dict[str, Any]:
+        """The JSON form sent to players, bots and spectators (`history=False`: the ended
+        deals left out, for a caller that keeps their encoded form)."""
         return {
             "game_id": self.game_id,
             "seat": self.seat if self.seat >= 0 else None,
@@ -166,7 +167,7 @@ class SeatView:
                     c.value: n for c, n in zip(PENALTY_CONTRACTS, self.uses, strict=True)
                 },
             },
-            "history": [_summary_dict(d) for d in self.history],
+            "history": [summary_dict(d) for d in self.history] if history else [],
             "to_move": self.to_move,
             "legal": [a.to_dict() for a in self.legal],
             "strikes": list(self.strikes),
@@ -182,7 +183,8 @@ def _trick_dict(t: PlayedTrick) -> dict[str, Any]:
     return {"leader": t.leader, "cards": [card_name(c) for c in t.cards], "winner": t.winner}
 
 
-def _summary_dict(d: CompletedDeal | RedealtHands) -> dict[str, Any]:
+def summary_dict(d: CompletedDeal | RedealtHands) -> dict[str, Any]:
+    """An ended deal (or redealt hands) as in a view's `history`."""
     hands = [[card_name(c) for c in cards_of(h)] for h in d.hands]
     if isinstance(d, RedealtHands):
         return {

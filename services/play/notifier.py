@@ -42,8 +42,7 @@ class Notifier:
         event = self._events.get(game_id)
         if event is None:
             event = self._events[game_id] = asyncio.Event()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+        await _wait(event, timeout)
         return self._versions.get(game_id, 0) > after_version
 
     @property
@@ -58,7 +57,14 @@ class Notifier:
     async def wait_games(self, epoch: int, timeout: float) -> bool:
         if self._games_epoch != epoch:
             return True
-        event = self._games_changed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+        await _wait(self._games_changed, timeout)
         return self._games_epoch != epoch
+
+
+async def _wait(event: asyncio.Event, timeout: float) -> None:
+    """Until the event is set or `timeout` seconds pass. `asyncio.timeout` cancels this task
+    at the deadline; `wait_for` would wrap the wait in a task of its own each time, and every
+    stream waits once per event of its game."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            await event.wait()

@@ -1,17 +1,16 @@
 """Seat and public views as JSON, built by domain.view, with the ended deals' part cached.
 
 `SeatView.to_dict()` re-encodes every ended deal (hands and tricks) each time; those never
-change, so each ended deal is encoded once per game (by domain.view itself, on a view that
-holds only that deal) and reused. The result is the same dict as `seat_view(...).to_dict()`.
+change, so each ended deal is encoded once per game (by domain.view's own `summary_dict`) and
+reused. The result is the same dict as `seat_view(...).to_dict()`.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from domain.game import GameState
-from domain.view import SeatView, seat_view
+from domain.view import SeatView, seat_view, summary_dict
 
 
 class ViewCache:
@@ -19,12 +18,12 @@ class ViewCache:
         self._history: dict[str, list[dict[str, Any]]] = {}
 
     def to_dict(self, view: SeatView) -> dict[str, Any]:
-        out = replace(view, history=()).to_dict()
+        out = view.to_dict(history=False)
         done = self._history.setdefault(view.game_id, [])
         if len(done) > len(view.history):  # another game with the same id? start over
             done.clear()
         for deal in view.history[len(done) :]:
-            done.append(replace(view, history=(deal,)).to_dict()["history"][0])
+            done.append(summary_dict(deal))
         out["history"] = done[: len(view.history)]
         return out
 
