@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,20 +33,72 @@ def as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _utc_from_text(text: str) -> datetime:
+    """SQLite's naive DATETIME text (always UTC) as an aware datetime.
+
+    Parsing with a ``+00:00`` suffix yields `datetime.UTC` itself as tzinfo and costs a
+    quarter of ``.replace(tzinfo=UTC)``; text that already carries an offset keeps the
+    old reading (its wall time taken as UTC).
+    """
+    try:
+        return datetime.fromisoformat(text + "+00:00")
+    except ValueError:
+        return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
 def decode_rows(rows: Sequence[Any], upcasters: UpcasterRegistry | None) -> list[RecordedEvent]:
     loads = orjson.loads
-    fromiso = datetime.fromisoformat
     out: list[RecordedEvent] = []
     append = out.append
     upcast = upcasters.upcast if upcasters else None
+    # The frozen dataclass's __init__ sets each field through object.__setattr__; writing the
+    # slots through their descriptors builds the same instance in half the time.
+    new = object.__new__
+    s_pos, s_sid, s_ver, s_eid, s_typ, s_sv, s_body, s_meta, s_at, s_prev, s_hash = _SETTERS
+    last_text: object = None
+    last_moment: Any = None
     for pos, sid, ver, eid, typ, sv, payload, meta, at, prev, h in rows:
         body = loads(payload)
         if upcast is not None:
             sv, body = upcast(typ, sv, body)
         if type(at) is str:  # SQLite: SQLAlchemy's DATETIME text, always UTC
-            at = fromiso(at).replace(tzinfo=UTC)
+            if at != last_text:  # events appended together share their moment
+                last_text, last_moment = at, _utc_from_text(at)
+            at = last_moment
         elif at.tzinfo is None:
             at = at.replace(tzinfo=UTC)
-        extra = {} if meta == "{}" else loads(meta)
-        append(RecordedEvent(pos, sid, ver, eid, typ, sv, body, extra, at, prev, h))
+        event = new(RecordedEvent)
+        s_pos(event, pos)
+        s_sid(event, sid)
+        s_ver(event, ver)
+        s_eid(event, eid)
+        s_typ(event, typ)
+        s_sv(event, sv)
+        s_body(event, body)
+        s_meta(event, {} if meta == "{}" else loads(meta))
+        s_at(event, at)
+        s_prev(event, prev)
+        s_hash(event, h)
+        append(event)
     return out
+
+
+# The order decode_rows sets them in; a field added to RecordedEvent must be added there too.
+_FIELDS = (
+    "position",
+    "stream_id",
+    "version",
+    "event_id",
+    "type",
+    "schema_version",
+    "payload",
+    "meta",
+    "recorded_at",
+    "prev_hash",
+    "hash",
+)
+if tuple(f.name for f in fields(RecordedEvent)) != _FIELDS:
+    raise RuntimeError("RecordedEvent's fields changed: update eventstore.decoding")
+_SETTERS: tuple[Callable[[RecordedEvent, Any], None], ...] = tuple(
+    getattr(RecordedEvent, name).__set__ for name in _FIELDS
+)
