@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from litestar import Controller, Request, get
 from litestar.datastructures import Cookie
-from litestar.params import FromPath
+from litestar.params import FromPath, FromQuery
 from litestar.response import Template
 
 from domain.game import GameState, Phase
@@ -289,8 +289,14 @@ class WebController(Controller):
 
     @get("/tournaments/{tournament_id:str}", name="web-tournament")
     async def tournament(
-        self, request: Req, tournament_id: FromPath[str], services: ServicesDep
+        self,
+        request: Req,
+        tournament_id: FromPath[str],
+        services: ServicesDep,
+        part: FromQuery[Literal["live"] | None] = None,
     ) -> Template:
+        """The tournament page; `?part=live` gives only its changing parts (meta line,
+        standings, rounds), which the page's script re-fetches as the tournament moves."""
         if TournamentRunner is None:
             return _not_found(request, "tournament")
         runner = TournamentRunner(services.store, services.repo)
@@ -318,9 +324,12 @@ class WebController(Controller):
         c = state.created
         return _page(
             request,
-            "tournament.html",
+            "_tournament_live.html" if part == "live" else "tournament.html",
             {
                 "tid": tournament_id,
+                "version": state.version,
+                # tables not over yet: while any is, the page refreshes its live lines
+                "playing": sum(t["status"] != "over" for r in rounds for t in r["tables"]),
                 "name": c.name if c else tournament_id,
                 "format": c.format if c else "",
                 "planned_rounds": c.rounds if c else 0,

@@ -183,6 +183,40 @@ def test_tournament_page_shows_standings_and_rounds(client: TestClient[Any]) -> 
     assert "/tournaments/cup" in client.get("/").text
 
 
+def test_tournament_live_part_follows_the_stream_state(client: TestClient[Any]) -> None:
+    """`?part=live` is the page's changing parts alone, with what its script needs: the stream
+    version to resume from, whether it is finished, how many tables are unfinished."""
+    from domain.rules import Rules
+    from tournament.runner import TournamentRunner, parse_players
+
+    services = services_of(client.app)
+    runner = TournamentRunner(services.store, services.repo)
+    runner.create(
+        "cup4",
+        parse_players("random*4"),
+        format="swiss",
+        rounds=1,
+        rules=Rules.from_dict({"mode": "short12"}),
+    )
+    assert runner.step("cup4").kind == "paired"
+    game_id = str(runner.load("cup4").round_games[0][0]["game_id"])
+    page = client.get("/tournaments/cup4?lang=en").text
+    assert "/static/tournament.js" in page and "setTimeout" not in page
+    part = client.get("/tournaments/cup4?part=live&lang=en")
+    assert part.status_code == 200 and "<html" not in part.text and "<h1" not in part.text
+    version = runner.load("cup4").version
+    assert f'data-version="{version}"' in part.text and 'data-tournament="cup4"' in part.text
+    assert 'data-finished="0"' in part.text and 'data-playing="1"' in part.text
+    assert _cells(part.text, game_id) == _cells(page, game_id)
+    runner.run("cup4")
+    part = client.get("/tournaments/cup4?part=live&lang=en").text
+    assert 'data-finished="1"' in part and 'data-playing="0"' in part and "finished" in part
+    assert "/static/tournament.js" not in client.get("/tournaments/cup4").text
+    assert client.get("/static/tournament.js").status_code == 200
+    r = client.get("/tournaments/cup4?part=everything")
+    assert r.status_code == 400, r.text
+
+
 def _cells(html: str, game_id: str) -> str:
     """The text of the tournament page's row for `game_id` (tags dropped, spaces squeezed)."""
     rows = [r for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
