@@ -44,13 +44,15 @@ class ChainChecker:
     def feed(self, rows: Sequence[Any]) -> bool:
         """Check the next rows; False (and `failure` set) at the first bad one.
 
-        The hashed document is built by concatenation, exactly as
-        `eventstore.canonical.event_document` does, inlined here because replays are hot.
+        The hashed document is built exactly as `eventstore.canonical.event_document` does,
+        inlined here because replays are hot: one f-string encoded once costs less than
+        joining a dozen byte pieces, and each event type's JSON is made once per batch.
         """
         if self.failure is not None:
             return False
         dumps, sha256, fromhex = orjson.dumps, hashlib.sha256, bytes.fromhex
-        sid_bytes = dumps(self.stream_id)
+        sid_json = dumps(self.stream_id).decode()
+        type_json: dict[str, str] = {}
         expected, prev, prev_pos = self.expected_version, self.prev_hash, self.prev_position
         for row in rows:
             position, _sid, version, eid, typ, sv, payload, meta, _at, link, digest = row
@@ -73,25 +75,14 @@ class ChainChecker:
             if link != prev:
                 self._advance(expected, prev, prev_pos)
                 return self._fail(position, version, "prev_hash does not match the previous hash")
-            document = b"".join(
-                (
-                    b'{"event_id":',
-                    dumps(eid),
-                    b',"meta":',
-                    meta.encode(),
-                    b',"payload":',
-                    payload.encode(),
-                    b',"schema_version":',
-                    str(sv).encode(),
-                    b',"stream_id":',
-                    sid_bytes,
-                    b',"type":',
-                    dumps(typ),
-                    b',"version":',
-                    str(version).encode(),
-                    b"}",
-                )
-            )
+            typ_json = type_json.get(typ)
+            if typ_json is None:
+                typ_json = type_json[typ] = dumps(typ).decode()
+            document = (
+                f'{{"event_id":{dumps(eid).decode()},"meta":{meta},"payload":{payload},'
+                f'"schema_version":{sv},"stream_id":{sid_json},"type":{typ_json},'
+                f'"version":{version}}}'
+            ).encode()
             head = _GENESIS_BYTES if prev == GENESIS_HASH else fromhex(prev)
             if sha256(head + document).hexdigest() != digest:
                 self._advance(expected, prev, prev_pos)
