@@ -186,20 +186,7 @@ def test_tournament_page_shows_standings_and_rounds(client: TestClient[Any]) -> 
 def test_tournament_live_part_follows_the_stream_state(client: TestClient[Any]) -> None:
     """`?part=live` is the page's changing parts alone, with what its script needs: the stream
     version to resume from, whether it is finished, how many tables are unfinished."""
-    from domain.rules import Rules
-    from tournament.runner import TournamentRunner, parse_players
-
-    services = services_of(client.app)
-    runner = TournamentRunner(services.store, services.repo)
-    runner.create(
-        "cup4",
-        parse_players("random*4"),
-        format="swiss",
-        rounds=1,
-        rules=Rules.from_dict({"mode": "short12"}),
-    )
-    assert runner.step("cup4").kind == "paired"
-    game_id = str(runner.load("cup4").round_games[0][0]["game_id"])
+    runner, game_id = _paired_cup(client, "cup4")
     page = client.get("/tournaments/cup4?lang=en").text
     assert "/static/tournament.js" in page and "setTimeout" not in page
     part = client.get("/tournaments/cup4?part=live&lang=en")
@@ -217,6 +204,25 @@ def test_tournament_live_part_follows_the_stream_state(client: TestClient[Any]) 
     assert r.status_code == 400, r.text
 
 
+def _paired_cup(client: TestClient[Any], tid: str) -> tuple[Any, str]:
+    """A one-round Swiss of four random house bots, created by a runner outside the service
+    and paired: the runner and the game id of its one table."""
+    from domain.rules import Rules
+    from tournament.runner import TournamentRunner, parse_players
+
+    services = services_of(client.app)
+    runner = TournamentRunner(services.store, services.repo)
+    runner.create(
+        tid,
+        parse_players("random*4"),
+        format="swiss",
+        rounds=1,
+        rules=Rules.from_dict({"mode": "short12"}),
+    )
+    assert runner.step(tid).kind == "paired"
+    return runner, str(runner.load(tid).round_games[0][0]["game_id"])
+
+
 def _cells(html: str, game_id: str) -> str:
     """The text of the tournament page's row for `game_id` (tags dropped, spaces squeezed)."""
     rows = [r for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
@@ -228,21 +234,10 @@ def test_tournament_page_describes_a_live_runner_table(client: TestClient[Any]) 
     """A table the runner plays outside the service (not in the games index) is live as soon
     as its game exists, with the deal, contract and trick count from the public view."""
     from domain.deal import scores as deal_scores
-    from domain.rules import Rules
     from domain.view import seat_view
-    from tournament.runner import TournamentRunner, parse_players
 
+    runner, game_id = _paired_cup(client, "cup2")
     services = services_of(client.app)
-    runner = TournamentRunner(services.store, services.repo)
-    runner.create(
-        "cup2",
-        parse_players("random*4"),
-        format="swiss",
-        rounds=1,
-        rules=Rules.from_dict({"mode": "short12"}),
-    )
-    assert runner.step("cup2").kind == "paired"
-    game_id = str(runner.load("cup2").round_games[0][0]["game_id"])
     assert "waiting" in _cells(client.get("/tournaments/cup2?lang=en").text, game_id)
     assert runner.step("cup2").kind == "created"
     # Declare and play five cards with the first legal action: one trick taken, one begun.
