@@ -21,6 +21,7 @@ from eventstore.errors import (
     InvalidNameError,
     InvalidStreamIdError,
     InvalidVersionError,
+    LeaseLost,
     NotCanonicalJSONError,
     PayloadTooLargeError,
     SchemaError,
@@ -30,6 +31,7 @@ from eventstore.errors import (
     UpcastError,
     VersionConflict,
 )
+from eventstore.leases import Lease
 from eventstore.projections import ProjectionTransaction
 from eventstore.records import (
     ANY,
@@ -69,6 +71,8 @@ __all__ = [
     "InvalidNameError",
     "InvalidStreamIdError",
     "InvalidVersionError",
+    "Lease",
+    "LeaseLost",
     "NewEvent",
     "NotCanonicalJSONError",
     "PayloadTooLargeError",

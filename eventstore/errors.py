@@ -103,3 +103,14 @@ class UpcastError(EventStoreError):
 
 class StoreBusy(EventStoreError):
     """The database stayed locked past the configured timeout (SQLite busy, PG lock_timeout)."""
+
+
+class LeaseLost(ConflictError):
+    """A fenced append's lease is no longer held by its owner at its epoch (it expired, was
+    released, or another owner took it): nothing was written."""
+
+    def __init__(self, name: str, owner: str, epoch: int) -> None:
+        super().__init__(f"lease {name!r} is no longer held by {owner!r} at epoch {epoch}")
+        self.name = name
+        self.owner = owner
+        self.epoch = epoch

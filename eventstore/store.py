@@ -8,7 +8,8 @@ lock: dense, and in commit order, so a reader tailing the feed never skips a lat
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any
@@ -34,12 +35,14 @@ from eventstore.errors import (
     IdempotencyConflict,
     InvalidEventError,
     InvalidNameError,
+    LeaseLost,
     SchemaError,
     SealedValueConflict,
     StoreBusy,
     StreamNotFound,
     VersionConflict,
 )
+from eventstore.leases import Lease, lease_statements
 from eventstore.migrate import current_revision, head_revision, is_compatible, upgrade_engines
 from eventstore.projections import ProjectionTransaction
 from eventstore.records import (
@@ -90,7 +93,13 @@ class _Head:
 class EventStore:
     """The append-only, hash-chained event log. Thread-safe; one instance per process."""
 
-    def __init__(self, engines: Engines, *, upcasters: UpcasterRegistry | None = None) -> None:
+    def __init__(
+        self,
+        engines: Engines,
+        *,
+        upcasters: UpcasterRegistry | None = None,
+        clock_ms: Callable[[], int] | None = None,
+    ) -> None:
         self._engines = engines
         self.upcasters = upcasters or UpcasterRegistry()
         self._pg = engines.kind == "postgresql"
@@ -103,6 +112,9 @@ class EventStore:
             self._write_lock if engines.memory else nullcontext()
         )
         self._sql = compile_statements(engines.kind)
+        self._leases = lease_statements(engines.kind)
+        # SQLite's lease clock (PostgreSQL uses the database's): injectable for tests.
+        self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
         self._dbapi: Any = engines.write.dialect.loaded_dbapi
         self._writer: Any = None
 
@@ -116,6 +128,7 @@ class EventStore:
         create: bool | None = None,
         upcasters: UpcasterRegistry | None = None,
         settings: StoreSettings | None = None,
+        clock_ms: Callable[[], int] | None = None,
     ) -> EventStore:
         """Open the store at `url`; `create` runs the migrations (default: yes for SQLite)."""
         engines = create_engines(url, settings)
@@ -132,7 +145,7 @@ class EventStore:
         except BaseException:
             engines.dispose()
             raise
-        return cls(engines, upcasters=upcasters)
+        return cls(engines, upcasters=upcasters, clock_ms=clock_ms)
 
     @property
     def engines(self) -> Engines:
@@ -165,18 +178,23 @@ class EventStore:
         *,
         stream_type: str | None = None,
         stream_metadata: dict[str, Any] | None = None,
+        fence: Lease | None = None,
     ) -> list[RecordedEvent]:
         """Append `events` to `stream_id` if its version is `expected_version`.
 
         Retrying with the same event ids and content returns the originally recorded events;
         the same ids with other content raise `IdempotencyConflict`. `stream_type` and
         `stream_metadata` are stored when the stream is created and ignored afterwards;
-        metadata is canonical JSON of at most `MAX_STREAM_METADATA_BYTES`.
+        metadata is canonical JSON of at most `MAX_STREAM_METADATA_BYTES`. `fence`: append only
+        while this lease is still held by its owner at its epoch, else `LeaseLost` (see
+        `eventstore.leases`); checked in the append's own transaction.
         """
         item = prepare(stream_id, events, expected_version, set())
         meta = self._stream_extra(stream_type, stream_metadata)
+        if fence is not None and not isinstance(fence, Lease):
+            raise InvalidEventError(f"fence must be a Lease, got {type(fence).__name__}")
         try:
-            return self._write([item], {item.stream_id: meta})[0]
+            return self._write([item], {item.stream_id: meta}, fence)[0]
         except GroupConflict as exc:
             raise exc.cause from None
 
@@ -203,17 +221,20 @@ class EventStore:
         return stream_type, body.decode()
 
     def _write(
-        self, items: list[PreparedAppend], extras: dict[str, tuple[str | None, str]]
+        self,
+        items: list[PreparedAppend],
+        extras: dict[str, tuple[str | None, str]],
+        fence: Lease | None = None,
     ) -> list[list[RecordedEvent]]:
         dbapi = self._dbapi
         try:
             try:
-                return self._write_tx(items, extras, careful=False)
+                return self._write_tx(items, extras, careful=False, fence=fence)
             except dbapi.IntegrityError:
                 # An event id already exists although the version matched (a retry with ANY,
                 # or ids reused): look every id up first this time.
                 try:
-                    return self._write_tx(items, extras, careful=True)
+                    return self._write_tx(items, extras, careful=True, fence=fence)
                 except dbapi.IntegrityError as exc:
                     raise ConflictError(f"concurrent write raced this append: {exc}") from exc
         except dbapi.OperationalError as exc:
@@ -261,11 +282,14 @@ class EventStore:
         extras: dict[str, tuple[str | None, str]],
         *,
         careful: bool,
+        fence: Lease | None = None,
     ) -> list[list[RecordedEvent]]:
         st = self._sql
         with self._raw(write=True) as cur:
             if st.lock is not None:
                 cur.execute(st.lock, {"k": self._engines.advisory_lock_key})
+            if fence is not None:
+                self._check_fence(cur, fence)
             cur.execute(st.max_position)
             position = cur.fetchone()[0] or 0
             heads = self._heads(cur, items)
@@ -676,6 +700,78 @@ class EventStore:
         _check_name(name)
         with self._write_lock, self._engines.write.begin() as conn:
             conn.execute(PROJECTIONS.delete().where(PROJECTIONS.c.name == name))
+
+    # ----------------------------------------------------------------- leases
+
+    def _lease_params(self, **values: object) -> dict[str, object]:
+        if not self._pg:
+            values["now"] = self._clock_ms()
+        return values
+
+    def _check_fence(self, cur: Any, fence: Lease) -> None:
+        params = self._lease_params(name=fence.name, owner=fence.owner, epoch=fence.epoch)
+        cur.execute(self._leases.fence, params)
+        if cur.fetchone() is None:
+            raise LeaseLost(fence.name, fence.owner, fence.epoch)
+
+    def clock_ms(self) -> int:
+        """The lease clock now (ms since the Unix epoch): the database's on PostgreSQL."""
+        if not self._pg:
+            return self._clock_ms()
+        with self._raw(write=False) as cur:
+            cur.execute(self._leases.now)
+            return int(cur.fetchone()[0])
+
+    def acquire_lease(self, name: str, owner: str, ttl_ms: int) -> Lease | None:
+        """Take `name` for `owner` for `ttl_ms` if it is free, expired or already ours (then
+        renewed). A lease taken anew gets the next epoch; None: another owner holds it."""
+        _check_name(name, what="lease name", limit=300)
+        _check_name(owner, what="lease owner")
+        check_positive(ttl_ms, "ttl_ms")
+        with self._raw(write=True) as cur:
+            params = self._lease_params(name=name, owner=owner, ttl=ttl_ms)
+            cur.execute(self._leases.acquire, params)
+            row = cur.fetchone()
+        return None if row is None else Lease(row[0], row[1], int(row[2]), int(row[3]))
+
+    def renew_leases(self, owner: str, ttl_ms: int) -> list[Lease]:
+        """Extend every unexpired lease `owner` holds by `ttl_ms` from now, in one statement;
+        returns them (a lease missing from the answer is lost: it expired or was taken)."""
+        _check_name(owner, what="lease owner")
+        check_positive(ttl_ms, "ttl_ms")
+        with self._raw(write=True) as cur:
+            cur.execute(self._leases.renew, self._lease_params(owner=owner, ttl=ttl_ms))
+            rows = cur.fetchall()
+        return sorted((Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows), key=lambda x: x.name)
+
+    def release_lease(self, name: str, owner: str) -> None:
+        """Give up `name` now, if `owner` holds it: the next taker needs no wait."""
+        _check_name(name, what="lease name", limit=300)
+        _check_name(owner, what="lease owner")
+        with self._raw(write=True) as cur:
+            cur.execute(self._leases.release, {"name": name, "owner": owner})
+
+    def release_leases(self, owner: str) -> None:
+        """Give up every lease `owner` holds (a graceful stop)."""
+        _check_name(owner, what="lease owner")
+        with self._raw(write=True) as cur:
+            cur.execute(self._leases.release_all, {"owner": owner})
+
+    def delete_lease(self, name: str) -> None:
+        """Forget `name` altogether (its resource is gone, e.g. the game is over)."""
+        _check_name(name, what="lease name", limit=300)
+        with self._raw(write=True) as cur:
+            cur.execute(self._leases.delete, {"name": name})
+
+    def leases(self, prefix: str = "") -> list[Lease]:
+        """The unexpired leases whose names start with `prefix`, by name."""
+        if not isinstance(prefix, str) or not storable(prefix):
+            raise InvalidNameError("a lease prefix must be text")
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        with self._raw(write=False) as cur:
+            cur.execute(self._leases.listing, self._lease_params(prefix=pattern))
+            rows = cur.fetchall()
+        return [Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows]
 
     # ----------------------------------------------------------------- claims
 

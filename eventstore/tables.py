@@ -111,9 +111,26 @@ class SealedRow(SQLModel, table=True):
     )
 
 
+class LeaseRow(SQLModel, table=True):
+    """A named lease: who holds it, at which epoch (the fencing token), until when.
+
+    Times are milliseconds since the Unix epoch on the database's clock (PostgreSQL), so
+    processes on hosts with skewed clocks still agree on who holds a lease.
+    """
+
+    __tablename__: ClassVar[str] = "leases"
+
+    name: str = Field(sa_column=Column("name", String(CLAIM_KEY_MAX), primary_key=True))
+    owner: str = Field(sa_column=Column("owner", String(NAME_MAX), nullable=False, index=True))
+    epoch: int = Field(sa_column=Column("epoch", BigInteger, nullable=False))
+    expires_ms: int = Field(sa_column=Column("expires_ms", BigInteger, nullable=False))
+    acquired_ms: int = Field(sa_column=Column("acquired_ms", BigInteger, nullable=False))
+
+
 STREAMS: Table = SQLModel.metadata.tables["streams"]
 EVENTS: Table = SQLModel.metadata.tables["events"]
 PROJECTIONS: Table = SQLModel.metadata.tables["projections"]
 CLAIMS: Table = SQLModel.metadata.tables["claims"]
 SEALED: Table = SQLModel.metadata.tables["sealed"]
-STORE_TABLES: tuple[Table, ...] = (STREAMS, EVENTS, PROJECTIONS, CLAIMS, SEALED)
+LEASES: Table = SQLModel.metadata.tables["leases"]
+STORE_TABLES: tuple[Table, ...] = (STREAMS, EVENTS, PROJECTIONS, CLAIMS, SEALED, LEASES)
