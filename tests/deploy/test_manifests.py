@@ -4,7 +4,8 @@ No container engine or kubectl runs in CI, so nothing else reads these files bef
 They are parsed here and checked against the real code where it matters: a misspelt KING_
 variable (Settings ignores unknown ones, so a typo silently falls back to the default), a value
 Settings refuses (the pod would crash-loop), a flag `king` does not have, a probe on a path the
-app does not serve, a Service or an HPA pointing at nothing, a second driver.
+app does not serve, a Service or an HPA pointing at nothing, a singleton driver left behind (every
+serving replica drives: games are shared out by leases, docs/OPERATIONS.md, "Game ownership").
 """
 
 from __future__ import annotations
@@ -41,11 +42,12 @@ BASE = DEPLOY / "k8s" / "base"
 KING_NAME = re.compile(r"\bKING_[A-Z0-9_]+")
 SETTING_NAMES = {"KING_" + name.upper() for name in Settings.model_fields}
 WORKLOAD_KINDS = ("Deployment", "Job")
-# The two long-running roles, as compose and the Kustomize base name them.
+# The one long-running role, as compose and the Kustomize base name it: a full `king serve`
+# (the API, the driver of its share of the live games, a scheduler candidate), replicated.
 ROLES = {
-    "api": ("compose:api", "k8s:Deployment/king-api/king"),
-    "scheduler": ("compose:scheduler", "k8s:Deployment/king-scheduler/king"),
+    "server": ("compose:server", "k8s:Deployment/king-server/king"),
 }
+SERVER = "king-server"  # the Deployment, and the Service, HPA and PDB that point at it
 
 
 # ---------------------------------------------------------------- readers
@@ -437,17 +439,14 @@ def test_serve_flags_and_env_agree(process: Process, settings_of: SettingsOf) ->
     )
 
 
-def test_api_role_runs_neither_driver_nor_scheduler(settings_of: SettingsOf) -> None:
-    for where in ROLES["api"]:
-        process = BY_WHERE[where]
-        assert {"--no-driver", "--no-scheduler"} <= set(process.argv), where
-        assert role(process, settings_of(process)) == (False, False), where
-
-
-def test_scheduler_role_runs_driver_and_scheduler(settings_of: SettingsOf) -> None:
-    for where in ROLES["scheduler"]:
-        process = BY_WHERE[where]
-        assert role(process, settings_of(process)) == (True, True), where
+def test_every_serving_replica_drives_and_may_lead(settings_of: SettingsOf) -> None:
+    """Games are shared out by leases among all driving processes: a serving replica that does
+    not drive only narrows the pool that takes over a lost replica's games."""
+    servers = serve_processes()
+    assert servers
+    for process in servers:
+        assert not {"--no-driver", "--no-scheduler"} & set(process.argv), process.where
+        assert role(process, settings_of(process)) == (True, True), process.where
 
 
 @pytest.mark.parametrize("name", sorted(ROLES))
@@ -457,18 +456,36 @@ def test_roles_agree_between_compose_and_k8s(name: str, settings_of: SettingsOf)
     assert role(pair[0], settings_of(pair[0])) == role(pair[1], settings_of(pair[1]))
     options = [{k: v for k, v in vars(parse(p.argv)).items() if k != "handler"} for p in pair]
     assert options[0] == options[1]
+    leases = [settings_of(p).lease_seconds for p in pair]
+    assert leases[0] == leases[1], "the same takeover bound whichever way it is deployed"
 
 
-def test_exactly_one_driver_in_each_deployment_kind(settings_of: SettingsOf) -> None:
-    """Two drivers would play the same games twice: one replica, in compose and in k8s."""
-    for prefix, scheduler in (("compose:", "compose:scheduler"), ("k8s:", ROLES["scheduler"][1])):
-        drivers = [
-            p
-            for p in serve_processes()
-            if p.where.startswith(prefix) and role(p, settings_of(p))[0]
-        ]
-        assert [p.where for p in drivers] == [scheduler]
-        assert drivers[0].replicas == 1
+def test_no_singleton_driver(settings_of: SettingsOf) -> None:
+    """The old shape (API replicas plus one driver+scheduler process, replicas: 1, Recreate)
+    must not come back: in each deployment kind every `king serve` is the one replicated
+    workload, and nothing pins it to one replica."""
+    for where in ROLES["server"]:
+        prefix = where.split(":")[0] + ":"
+        servers = [p.where for p in serve_processes() if p.where.startswith(prefix)]
+        assert servers == [where], f"serving workloads: {servers}"
+    assert service("server")["deploy"]["replicas"] >= 2
+    assert "scale" not in service("server")
+    deployments = k8s_all("Deployment")
+    assert [d["metadata"]["name"] for d in deployments] == [SERVER]
+    (deployment,) = deployments
+    assert "replicas" not in deployment["spec"], "the HPA owns the replica count"
+    assert deployment["spec"]["strategy"]["type"] == "RollingUpdate"
+
+
+def test_lease_setting_is_shown(settings_of: SettingsOf) -> None:
+    """KING_LEASE_SECONDS sets the takeover bound: written out where an operator looks, and a
+    value Settings accepts (the pods would crash-loop on one it refuses)."""
+    assert "KING_LEASE_SECONDS" in k8s_get("ConfigMap", "king-config")["data"]
+    assert "KING_LEASE_SECONDS" in compose()["x-king-env"]
+    for process in serve_processes():
+        assert "KING_LEASE_SECONDS" in process.env, process.where
+        settings = settings_of(process)
+        assert settings.lease_seconds == float(process.env["KING_LEASE_SECONDS"])
 
 
 @pytest.mark.parametrize("where", ["compose:migrate", "k8s:Job/king-db-upgrade/migrate"])
@@ -508,14 +525,20 @@ def test_kustomization_namespace_and_image() -> None:
             assert container["image"] == king_image_name(), workload["metadata"]["name"]
 
 
-def test_scheduler_deployment_is_one_replica_recreated() -> None:
-    """RollingUpdate would start the new driver before the old one stops."""
-    deployment = k8s_get("Deployment", "king-scheduler")
-    assert deployment["spec"]["replicas"] == 1
-    assert deployment["spec"]["strategy"] == {"type": "Recreate"}
+def test_server_deployment_rolls_without_downtime() -> None:
+    """A rollout starts a new pod before stopping an old one, which hands its games over (two
+    drivers overlapping is safe: each game has one owner). Recreate would stop every driver
+    and every API replica at once."""
+    strategy = k8s_get("Deployment", SERVER)["spec"]["strategy"]
+    assert strategy["type"] == "RollingUpdate"
+    assert strategy["rollingUpdate"]["maxUnavailable"] == 0
+    assert strategy["rollingUpdate"]["maxSurge"] >= 1
 
 
-@pytest.mark.parametrize("name", ["king-api", "king-scheduler"])
+DEPLOYMENT_NAMES = [d["metadata"]["name"] for d in k8s_all("Deployment")]
+
+
+@pytest.mark.parametrize("name", DEPLOYMENT_NAMES)
 def test_deployment_probes_and_scrape_port(name: str, settings_of: SettingsOf) -> None:
     """Startup and liveness on /health/live (a database blip must not restart every pod),
     readiness on /health/ready, metrics scraped, all at the port `king serve` listens on."""
@@ -577,14 +600,22 @@ def test_pods_run_as_the_image_user_read_only(
             assert {"/tmp", str(settings.data_dir)} <= mounts, (name, mounts)
 
 
-def test_hpa_scales_the_api_deployment() -> None:
-    """An HPA on a missing name does nothing; one on the scheduler would start a 2nd driver."""
-    (hpa,) = k8s_all("HorizontalPodAutoscaler")
-    target = hpa["spec"]["scaleTargetRef"]
+def hpa() -> dict[str, Any]:
+    (found,) = k8s_all("HorizontalPodAutoscaler")
+    return found
+
+
+def test_hpa_scales_the_serving_deployment(settings_of: SettingsOf) -> None:
+    """An HPA on a missing name does nothing. It scales the replicas that drive: at least two
+    at all times, so a lost pod's games always have another owner to go to."""
+    target = hpa()["spec"]["scaleTargetRef"]
     deployment = k8s_get(target["kind"], target["name"])
     assert (target["apiVersion"], deployment["apiVersion"]) == ("apps/v1", "apps/v1")
-    assert target["name"] == "king-api"
-    assert hpa["spec"]["minReplicas"] >= 2
+    assert target["name"] == SERVER
+    (container,) = pod_spec(deployment)["containers"]
+    process = BY_WHERE[f"k8s:Deployment/{SERVER}/{container['name']}"]
+    assert role(process, settings_of(process)) == (True, True)
+    assert 2 <= hpa()["spec"]["minReplicas"] <= hpa()["spec"]["maxReplicas"]
     # Else every `kubectl apply` (or GitOps sync) scales back to that number first.
     assert "replicas" not in deployment["spec"], "the HPA owns the replica count"
 
@@ -604,9 +635,10 @@ def test_deployment_selectors_match_their_pods() -> None:
         assert selected(selector) == [deployment["metadata"]["name"]]
 
 
-@pytest.mark.parametrize("name", ["king-api", "king-scheduler"])
+@pytest.mark.parametrize("name", [s["metadata"]["name"] for s in k8s_all("Service")])
 def test_service_selects_one_workload_on_a_named_port(name: str) -> None:
-    """A selector with a typo has no endpoints; a loose one sends API traffic to the driver."""
+    """A selector with a typo has no endpoints; a loose one sends API traffic to the migration
+    Job's pod."""
     svc = k8s_get("Service", name)
     (target,) = selected(svc["spec"]["selector"])
     assert target == name
@@ -617,10 +649,20 @@ def test_service_selects_one_workload_on_a_named_port(name: str) -> None:
         assert port["targetPort"] in port_names | port_numbers, port
 
 
-def test_pdb_covers_the_api_pods_only() -> None:
-    """minAvailable: 1 on the single scheduler pod would block every node drain."""
+def test_service_is_the_serving_deployment() -> None:
+    """One Service, in front of every replica: each serves the whole API."""
+    services = k8s_all("Service")
+    assert [selected(s["spec"]["selector"]) for s in services] == [[SERVER]]
+
+
+def test_pdb_keeps_a_driver_and_lets_drains_through() -> None:
+    """Voluntary evictions keep at least one serving (and driving) pod; a budget of every
+    replica the HPA may leave would block each node drain."""
     (pdb,) = k8s_all("PodDisruptionBudget")
-    assert selected(pdb["spec"]["selector"]["matchLabels"]) == ["king-api"]
+    assert selected(pdb["spec"]["selector"]["matchLabels"]) == [SERVER]
+    assert hpa()["spec"]["scaleTargetRef"]["name"] == SERVER
+    assert "maxUnavailable" not in pdb["spec"]
+    assert 1 <= pdb["spec"]["minAvailable"] < hpa()["spec"]["minReplicas"]
 
 
 def test_migration_job_restarts_only_on_failure() -> None:
@@ -628,14 +670,24 @@ def test_migration_job_restarts_only_on_failure() -> None:
     assert pod_spec(job)["restartPolicy"] in {"OnFailure", "Never"}
 
 
-@pytest.mark.parametrize("name", ["king-api", "king-scheduler"])
-def test_grace_period_outlasts_pre_stop(name: str) -> None:
-    """SIGTERM comes after preStop: the grace period must leave uvicorn time to stop."""
+# After SIGTERM: uvicorn finishes its open requests, then the lifespan stops the scheduler and
+# releases the game leases (the hand-over). A kill before that leaves the games unowned until
+# their leases expire.
+STOP_SECONDS = 20
+
+
+@pytest.mark.parametrize("name", DEPLOYMENT_NAMES)
+def test_grace_period_outlasts_pre_stop(name: str, settings_of: SettingsOf) -> None:
+    """SIGTERM comes after preStop: the grace period must leave uvicorn time to stop and the
+    process time to hand its games over, and more than a lease's length of it."""
     spec = pod_spec(k8s_get("Deployment", name))
     (container,) = spec["containers"]
     command = container["lifecycle"]["preStop"]["exec"]["command"]
     assert command[0] == "sleep"
-    assert spec["terminationGracePeriodSeconds"] >= float(command[1]) + 20
+    grace = spec["terminationGracePeriodSeconds"]
+    assert grace >= float(command[1]) + STOP_SECONDS
+    lease = settings_of(BY_WHERE[f"k8s:Deployment/{name}/{container['name']}"]).lease_seconds
+    assert grace > float(command[1]) + lease
 
 
 # ---------------------------------------------------------------- compose
@@ -667,18 +719,32 @@ def port_mapping(text: object) -> tuple[list[int], int]:
     return list(range(int(first), int(last or first) + 1)), int(container)
 
 
-def test_api_has_two_replicas_each_with_a_host_port() -> None:
-    api = service("api")
-    assert api["deploy"]["replicas"] == 2
-    (mapping,) = api["ports"]
+def test_server_has_replicas_each_with_a_host_port() -> None:
+    server = service("server")
+    assert server["deploy"]["replicas"] >= 2, "a stopped replica's games need another owner"
+    (mapping,) = server["ports"]
     hosts, _ = port_mapping(mapping)
-    assert len(hosts) == 2, "one host port per replica, or the second one cannot start"
+    assert len(hosts) == server["deploy"]["replicas"], (
+        "one host port per replica, or the second one cannot start"
+    )
 
 
-def test_scheduler_is_a_single_container() -> None:
-    scheduler = service("scheduler")
-    assert (scheduler.get("deploy") or {}).get("replicas", 1) == 1
-    assert "scale" not in scheduler
+def duration_seconds(text: object) -> float:
+    """A compose duration such as 30s, 1m30s or 500ms."""
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", str(text))
+    assert parts and "".join(n + u for n, u in parts) == str(text), f"not a duration: {text!r}"
+    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6}
+    return sum(float(n) * scale[u] for n, u in parts)
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_compose_stop_leaves_time_for_the_hand_over(name: str, settings_of: SettingsOf) -> None:
+    """Compose's default is 10 s before SIGKILL: too short for uvicorn to finish and the
+    process to release its leases (docker compose stop, and every `up` that recreates it)."""
+    process = BY_WHERE[f"compose:{name}"]
+    grace = duration_seconds(process.spec["stop_grace_period"])
+    assert grace >= STOP_SECONDS
+    assert grace > settings_of(process).lease_seconds
 
 
 @pytest.mark.parametrize("name", sorted(ROLES))
