@@ -32,7 +32,9 @@ class StoreSettings:
     sqlite_synchronous: SqliteSync = "FULL"
     busy_timeout_ms: int = 30_000
     pg_lock_timeout_ms: int = 30_000
-    pg_idle_in_transaction_timeout_ms: int = 60_000
+    # Short: appends hold the one append lock, so a writer paused or stuck inside its
+    # transaction would stall every other writer until the server ends its session.
+    pg_idle_in_transaction_timeout_ms: int = 3_000
     pg_schema: str | None = None
     """PostgreSQL schema holding the store's tables (search_path); None uses the default."""
     pool_size: int = 5

@@ -114,3 +114,8 @@ class LeaseLost(ConflictError):
         self.name = name
         self.owner = owner
         self.epoch = epoch
+
+
+class StoreUnavailable(EventStoreError):
+    """The database could not be reached or dropped the connection: nothing of the call was
+    written (its transaction was rolled back); try again once the database is back."""

@@ -56,20 +56,24 @@ def lease_statements(kind: str) -> LeaseStatements:
         p = "%%(%s)s"
         # A takeover's update waits for a fenced append in flight (and vice versa).
         share = " FOR SHARE"
-    name, owner, ttl, epoch, prefix = (p % k for k in ("name", "owner", "ttl", "epoch", "prefix"))
+    name, owner, ttl, epoch, prefix, size = (
+        p % k for k in ("name", "owner", "ttl", "epoch", "prefix", "size")
+    )
     cols = "name, owner, epoch, expires_ms"
     return LeaseStatements(
         now=f"SELECT {now}",
         # Free (no row), expired or released: take it at the next epoch. Held by us: renew.
+        # The clock is read again in the update: the statement may have waited for a fenced
+        # append's row lock, and an expiry computed before that wait could be past already.
         acquire=(
             f"INSERT INTO {t} (name, owner, epoch, expires_ms, acquired_ms) "
             f"VALUES ({name}, {owner}, 1, {now} + {ttl}, {now}) "
             f"ON CONFLICT (name) DO UPDATE SET "
             f"owner = excluded.owner, "
-            f"epoch = CASE WHEN {t}.owner = excluded.owner AND {t}.expires_ms > "
-            f"excluded.acquired_ms THEN {t}.epoch ELSE {t}.epoch + 1 END, "
-            f"expires_ms = excluded.expires_ms, acquired_ms = excluded.acquired_ms "
-            f"WHERE {t}.expires_ms <= excluded.acquired_ms OR {t}.owner = excluded.owner "
+            f"epoch = CASE WHEN {t}.owner = excluded.owner AND {t}.expires_ms > {now} "
+            f"THEN {t}.epoch ELSE {t}.epoch + 1 END, "
+            f"expires_ms = {now} + {ttl}, acquired_ms = {now} "
+            f"WHERE {t}.expires_ms <= {now} OR {t}.owner = excluded.owner "
             f"RETURNING {cols}"
         ),
         # Only unexpired leases are renewed: one that lapsed must be taken again (a new
@@ -81,9 +85,10 @@ def lease_statements(kind: str) -> LeaseStatements:
         release=f"UPDATE {t} SET expires_ms = 0 WHERE owner = {owner} AND name = {name}",
         release_all=f"UPDATE {t} SET expires_ms = 0 WHERE owner = {owner}",
         delete=f"DELETE FROM {t} WHERE name = {name}",
+        # substr, not LIKE: LIKE ignores ASCII case on SQLite and needs escaping.
         listing=(
-            f"SELECT {cols} FROM {t} WHERE name LIKE {prefix} ESCAPE '\\' "
-            f"AND expires_ms > {now} ORDER BY name"
+            f"SELECT {cols} FROM {t} WHERE substr(name, 1, {size}) = {prefix} "
+            f"AND expires_ms > {now}"
         ),
         fence=(
             f"SELECT epoch FROM {t} WHERE name = {name} AND owner = {owner} AND epoch = {epoch} "

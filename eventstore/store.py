@@ -35,10 +35,12 @@ from eventstore.errors import (
     IdempotencyConflict,
     InvalidEventError,
     InvalidNameError,
+    InvalidVersionError,
     LeaseLost,
     SchemaError,
     SealedValueConflict,
     StoreBusy,
+    StoreUnavailable,
     StreamNotFound,
     VersionConflict,
 )
@@ -238,10 +240,7 @@ class EventStore:
                 except dbapi.IntegrityError as exc:
                     raise ConflictError(f"concurrent write raced this append: {exc}") from exc
         except dbapi.OperationalError as exc:
-            message = str(exc).lower()
-            if "locked" in message or "lock timeout" in message or "busy" in message:
-                raise StoreBusy(f"database busy: {exc}") from exc
-            raise
+            raise _unavailable(exc) from exc
 
     @contextmanager
     def _raw(self, *, write: bool, snapshot: bool = False) -> Iterator[Any]:
@@ -269,8 +268,17 @@ class EventStore:
                     conn.commit()
                 elif snapshot:
                     conn.rollback()
-            except BaseException:
-                conn.rollback()
+            except BaseException as exc:
+                try:
+                    conn.rollback()
+                except self._dbapi.Error:
+                    # The connection is gone (the server closed it, e.g. after this process
+                    # was paused inside a transaction): never hand it back to the pool.
+                    conn.invalidate()
+                    if dedicated:
+                        self._writer = None
+                if isinstance(exc, self._dbapi.OperationalError):
+                    raise _unavailable(exc) from exc
                 raise
             finally:
                 if not dedicated:
@@ -727,7 +735,7 @@ class EventStore:
         renewed). A lease taken anew gets the next epoch; None: another owner holds it."""
         _check_name(name, what="lease name", limit=300)
         _check_name(owner, what="lease owner")
-        check_positive(ttl_ms, "ttl_ms")
+        _check_ttl(ttl_ms)
         with self._raw(write=True) as cur:
             params = self._lease_params(name=name, owner=owner, ttl=ttl_ms)
             cur.execute(self._leases.acquire, params)
@@ -738,11 +746,11 @@ class EventStore:
         """Extend every unexpired lease `owner` holds by `ttl_ms` from now, in one statement;
         returns them (a lease missing from the answer is lost: it expired or was taken)."""
         _check_name(owner, what="lease owner")
-        check_positive(ttl_ms, "ttl_ms")
+        _check_ttl(ttl_ms)
         with self._raw(write=True) as cur:
             cur.execute(self._leases.renew, self._lease_params(owner=owner, ttl=ttl_ms))
             rows = cur.fetchall()
-        return sorted((Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows), key=lambda x: x.name)
+        return sorted((Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows), key=_by_name)
 
     def release_lease(self, name: str, owner: str) -> None:
         """Give up `name` now, if `owner` holds it: the next taker needs no wait."""
@@ -767,11 +775,10 @@ class EventStore:
         """The unexpired leases whose names start with `prefix`, by name."""
         if not isinstance(prefix, str) or not storable(prefix):
             raise InvalidNameError("a lease prefix must be text")
-        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         with self._raw(write=False) as cur:
-            cur.execute(self._leases.listing, self._lease_params(prefix=pattern))
+            cur.execute(self._leases.listing, self._lease_params(prefix=prefix, size=len(prefix)))
             rows = cur.fetchall()
-        return [Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows]
+        return sorted((Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows), key=_by_name)
 
     # ----------------------------------------------------------------- claims
 
@@ -826,6 +833,29 @@ class EventStore:
                 select(SEALED.c.value).where(SEALED.c.key == key)
             ).scalar()
         return value
+
+
+MAX_LEASE_TTL_MS = 366 * 24 * 3600 * 1000  # a year: far beyond any lease, far inside BIGINT
+
+
+def _check_ttl(ttl_ms: object) -> None:
+    check_positive(ttl_ms, "ttl_ms")
+    assert isinstance(ttl_ms, int)
+    if ttl_ms > MAX_LEASE_TTL_MS:
+        raise InvalidVersionError(f"ttl_ms must be at most {MAX_LEASE_TTL_MS} (a year)")
+
+
+def _unavailable(exc: Exception) -> StoreBusy | StoreUnavailable:
+    """A driver's OperationalError as the store's own: busy (a lock wait ran out) or
+    unavailable (the connection or the server is gone)."""
+    message = str(exc).lower()
+    if "locked" in message or "lock timeout" in message or "busy" in message:
+        return StoreBusy(f"database busy: {exc}")
+    return StoreUnavailable(f"database unavailable: {exc}")
+
+
+def _by_name(lease: Lease) -> str:
+    return lease.name
 
 
 def _check_name(value: object, *, what: str = "projection name", limit: int = NAME_MAX) -> None:

@@ -49,8 +49,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
     async def lifespan(_app: Litestar) -> AsyncIterator[None]:
         if services.admin_token_file is not None:
             log.info("admin_token_generated", file=str(services.admin_token_file))
-        if settings.run_driver:
-            await services.driver.start()
+        await services.ownership.start()
         await services.watcher.start()
         if settings.run_scheduler and services.scheduler is not None:
             await services.scheduler.start()
@@ -62,7 +61,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             await services.watcher.stop()
             if services.scheduler is not None:
                 await services.scheduler.stop()
-            await services.driver.stop()
+            await services.ownership.stop()
             await services.push.aclose()
             if owned:
                 store.close()

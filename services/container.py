@@ -13,6 +13,7 @@ from services.identity import PlayerService
 from services.observability import Metrics, get_logger
 from services.play.driver import GameDriver
 from services.play.notifier import Notifier
+from services.play.ownership import GameOwnership
 from services.play.service import GameService
 from services.play.watcher import StoreWatcher
 from services.scheduler import TournamentDesk, TournamentScheduler
@@ -36,6 +37,7 @@ class Services:
     notifier: Notifier
     metrics: Metrics
     watcher: StoreWatcher
+    ownership: GameOwnership
     admin_token_file: Path | None = None
     closing: bool = field(default=False)
     tournaments: TournamentDesk | None = None
@@ -73,9 +75,12 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         policy, settings.bot_connect_timeout, settings.bot_reply_max_bytes, "king-service/1"
     )
     driver = GameDriver(games, push, metrics, settings.poll_seconds)
-    watcher = StoreWatcher(store, games, driver, settings.poll_seconds)
+    ownership = GameOwnership(
+        store, games, driver, metrics, settings.lease_seconds, drive=settings.run_driver
+    )
+    watcher = StoreWatcher(store, games, ownership.consider, settings.poll_seconds)
     tournaments = TournamentDesk(store, repo, players, games)
-    scheduler = TournamentScheduler(settings, tournaments, games, driver)
+    scheduler = TournamentScheduler(settings, tournaments, games)
     return Services(
         settings,
         store,
@@ -88,6 +93,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         notifier,
         metrics,
         watcher,
+        ownership,
         token_file,
         tournaments=tournaments,
         scheduler=scheduler,

@@ -14,6 +14,8 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from sqlalchemy.exc import SQLAlchemyError
 
+from eventstore import StoreBusy, StoreUnavailable
+
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
@@ -74,7 +76,7 @@ def error_fields(exc: BaseException) -> dict[str, Any]:
     code = getattr(getattr(exc, "violation", None), "code", None)
     if isinstance(code, str):
         fields["code"] = code
-    if isinstance(exc, SQLAlchemyError | OSError):
+    if isinstance(exc, SQLAlchemyError | OSError | StoreBusy | StoreUnavailable):
         fields["detail"] = str(exc)[:200]
     return fields
 
@@ -115,6 +117,27 @@ class Metrics:
             "king_audit_failures_total", "Game audits that found a problem", registry=r
         )
         self.live_games = Gauge("king_live_games", "Games the driver is running", registry=r)
+        self.games_owned = Gauge(
+            "king_games_owned",
+            "Live games whose lease this process holds (it drives them)",
+            registry=r,
+        )
+        self.games_unowned = Gauge(
+            "king_games_unowned", "Live games that no process holds a lease on", registry=r
+        )
+        self.game_owners = Gauge(
+            "king_game_owners", "Driving processes with a live membership lease", registry=r
+        )
+        self.takeovers = Counter(
+            "king_takeovers_total",
+            "Games this process took over from an owner whose lease had lapsed or was released",
+            registry=r,
+        )
+        self.lease_failures = Counter(
+            "king_lease_renewal_failures_total",
+            "Lease renewals that failed (the database did not answer)",
+            registry=r,
+        )
         self.feed_position = Gauge(
             "king_feed_position",
             "Last position of the store's feed this process has followed (the feed watcher)",

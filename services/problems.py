@@ -15,7 +15,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from domain.violations import Violation
-from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy
+from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, StoreUnavailable
 from services.bots.urls import BadBotUrl
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
@@ -153,6 +153,9 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
         "game_busy", "the game kept changing while this request was decided; send it again"
     ),
     StoreBusy: _busy("store_busy", "the database is busy; send the request again"),
+    StoreUnavailable: _busy(
+        "store_unavailable", "the database cannot be reached right now; send the request again"
+    ),
     ValidationException: _validation,
     HTTPException: _http,
     Exception: _internal,

@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import socket
 import threading
-import time
 import uuid
 import zlib
 from collections.abc import Sequence
@@ -39,7 +38,6 @@ from sqlalchemy.pool import NullPool
 from eventstore import NO_STREAM, EventStore, NewEvent, VersionConflict
 from services.identity import PlayerService, Principal
 from services.observability import error_fields, get_logger
-from services.play.driver import GameDriver
 from services.play.house import HOUSE_PREFIX, check_house, house_owner
 from services.play.service import Conflict, GameService
 from services.settings import Settings
@@ -76,10 +74,6 @@ CONTROL_TYPE = "tournament_control"
 START_CLAIM = "tournament-start:"
 LOCK_CLASS = 0x4B494E47  # "KING": the advisory lock's first key; the second is the schema's
 MAX_STEPS_PER_TICK = 200
-# How often a tick hands every live game to the driver. Games started here reach the driver
-# through the service's on_start callbacks and games started elsewhere through the feed
-# watcher; this sweep only catches what a crash or a missed wake-up left, so it runs rarely.
-LIVE_SWEEP_SECONDS = 15.0
 ADMIN = Principal(player_id=None, is_admin=True)
 PLAN_CACHE = 256  # round-robin plans kept for the pairings read model
 _PLANS_LOCK = threading.Lock()
@@ -655,15 +649,13 @@ class LeaderLock:
 
 class TournamentScheduler:
     """An APScheduler (AsyncIOScheduler, the app's loop) interval job that advances
-    tournaments in the leading process and hands live games to this process's driver."""
+    tournaments in the leading process (live games are driven by their owners:
+    play.ownership)."""
 
-    def __init__(
-        self, settings: Settings, desk: TournamentDesk, games: GameService, driver: GameDriver
-    ) -> None:
+    def __init__(self, settings: Settings, desk: TournamentDesk, games: GameService) -> None:
         self.settings = settings
         self.desk = desk
         self.games = games
-        self.driver = driver
         self.lock = LeaderLock(settings)
         self.owner = f"{socket.gethostname()}:{uuid.uuid4().hex[:8]}"[:100]
         self.running = False
@@ -671,7 +663,6 @@ class TournamentScheduler:
         self._aps: Any = None
         self._tick_task: asyncio.Task[None] | None = None
         self._finished: set[str] = set()
-        self._swept_at: float | None = None
         self.last_error: str | None = None
 
     async def start(self) -> None:
@@ -721,7 +712,7 @@ class TournamentScheduler:
             log.error("scheduler_error", **fields)
 
     async def tick(self) -> None:
-        """One firing: lead (or not), hand live games to the driver, advance tournaments."""
+        """One firing: lead (or not), and advance tournaments when leading."""
         was = self.leader
         try:
             self.leader = await asyncio.to_thread(self.lock.acquire)
@@ -730,13 +721,6 @@ class TournamentScheduler:
             log.warning("scheduler_lock_failing", error=type(exc).__name__)
         if self.leader != was:
             log.info("scheduler_leader" if self.leader else "scheduler_standby", owner=self.owner)
-        now = time.monotonic()
-        if self.driver.running and (
-            self._swept_at is None or now - self._swept_at >= LIVE_SWEEP_SECONDS
-        ):
-            self._swept_at = now
-            for game_id in await self.games.live_game_ids():
-                self.driver.launch(game_id)  # idempotent: a game already driven is skipped
         if not self.leader:
             return
         for tournament_id in await asyncio.to_thread(self.desk.service_ids):

@@ -53,6 +53,13 @@ class Settings(BaseSettings):
         "is); false: refuse it and leave upgrades to `king db upgrade`",
     )
     run_driver: bool = True
+    lease_seconds: float = Field(
+        default=6.0,
+        ge=0.5,
+        le=300,
+        description="how long a game's owner keeps it without renewing: a killed or cut-off "
+        "owner's games are taken over within this plus a sixth of it",
+    )
     run_scheduler: bool = Field(
         default=True,
         description="run the tournament scheduler (one leader per database, elected by a lock)",

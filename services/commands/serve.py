@@ -23,7 +23,9 @@ def register(sub: Any) -> None:
     serve.add_argument("--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)")
     serve.add_argument("--data-dir", default=None, help="data directory (default ./var)")
     serve.add_argument(
-        "--no-driver", action="store_true", help="serve the API only: another process drives games"
+        "--no-driver",
+        action="store_true",
+        help="serve the API only: drive no games (the other processes share them)",
     )
     serve.add_argument(
         "--no-scheduler",
@@ -58,5 +60,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_level=settings.log_level.lower(),
         access_log=False,
         log_config=None,
+        # Open event streams never end by themselves: without a limit a stop would wait for
+        # them, and only then release this process's games to the others.
+        timeout_graceful_shutdown=5,
     )
     return 0

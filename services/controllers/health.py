@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from litestar import Controller, Response, get
@@ -21,18 +22,47 @@ class HealthController(Controller):
 
     @get("/health/ready")
     async def ready(self, services: ServicesDep) -> Response[dict[str, Any]]:
-        """The database answers and the driver runs (when this process runs one)."""
+        """The database answers, the driver runs and renews its leases (when this process
+        drives) and the feed is followed. The body also says who owns how many live games and
+        warns of live games left without an owner for longer than the takeover bound."""
         checks: dict[str, str] = {}
         try:
             await asyncio.wait_for(asyncio.to_thread(services.store.head_position), 5)
             checks["database"] = "ok"
         except Exception as exc:
             checks["database"] = f"failing: {type(exc).__name__}"
+        ownership = services.ownership
+        report = ownership.report
         if services.settings.run_driver:
             checks["driver"] = "ok" if services.driver.running else "not running"
+            renewed = report.renewed_at
+            if renewed is None or time.monotonic() - renewed > ownership.lease_seconds:
+                checks["leases"] = f"failing: not renewed ({report.error or 'not yet'})"
+            else:
+                checks["leases"] = "ok"
         checks["feed"] = "ok" if services.watcher.running else "not following"
         ok = all(v == "ok" for v in checks.values()) and not services.closing
         body: dict[str, Any] = {"status": "ok" if ok else "unavailable", "checks": checks}
+        # Games without an owner are a fact about the whole database, not about this process:
+        # said here (and in king_games_unowned), never a reason to take this process out of
+        # service, which would take every process out at once and help no game.
+        warnings = []
+        if report.unowned_over_bound:
+            warnings.append(
+                f"{report.unowned_over_bound} live games have had no owner for over "
+                f"{ownership.bound_seconds:g} s"
+            )
+        body["warnings"] = warnings
+        body["ownership"] = {
+            "owner": ownership.owner if services.settings.run_driver else None,
+            "live_games": report.live,
+            "unowned_games": report.unowned,
+            "owned_here": report.owned_here,
+            "owners": report.owners,
+            "driving_processes": report.members,
+            "takeovers_here": report.takeovers,
+            "takeover_bound_seconds": ownership.bound_seconds,
+        }
         scheduler = services.scheduler
         if scheduler is not None and services.settings.run_scheduler:
             # Informational, not a readiness check: exactly one process leads.

@@ -1,16 +1,20 @@
-"""The game driver: one asyncio task per live game, making every decision happen in time.
+"""The game driver: one asyncio task per game this process owns, making every decision happen
+in time.
 
 For the seat to move it asks the house strategy, POSTs the view to a push bot, or waits for
 a pull seat's action, each until the game's per-decision deadline; a time-out or a bad reply
-is a strike (GameService). At start it resumes every live game of the games index, so a
-restart loses nothing: the game is in the store, and the seat to move gets a fresh deadline.
-Run one driver per database (the `king serve` that has `KING_RUN_DRIVER=true`).
+is a strike (GameService). Which games it drives is decided by `play.ownership`: a game is
+launched with the lease that makes this process its one owner, every write the driver makes
+carries that lease as its fence, and a game whose lease is lost is dropped at once. A pull
+seat's clock runs from the event that made it the seat's turn (so a takeover resumes it); a
+push seat's from the moment its request is sent (a bot cannot answer before it is asked).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +22,7 @@ import orjson
 
 from domain.game import GameState, Phase
 from domain.view import Action, BadAction, seat_view
+from eventstore import Lease, LeaseLost, StoreBusy, StoreUnavailable
 from services.bots.push import PushClient
 from services.observability import Metrics, error_fields, get_logger
 from services.play.house import is_house
@@ -60,15 +65,14 @@ class GameDriver:
         self.metrics = metrics
         self.poll_seconds = poll_seconds
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.fences: dict[str, Lease] = {}
         self.running = False
-        games.on_start.append(self.launch)
+        # Told when a driven game is over or its lease turned out lost (play.ownership).
+        self.on_over: list[Callable[[str], None]] = []
+        self.on_lost: list[Callable[[str], None]] = []
 
     async def start(self) -> None:
         self.running = True
-        for game_id in await self.games.live_game_ids():
-            self.launch(game_id)
-        if self.tasks:
-            log.info("driver_resumed", games=len(self.tasks))
 
     async def stop(self) -> None:
         self.running = False
@@ -77,18 +81,33 @@ class GameDriver:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.tasks.clear()
+        self.fences.clear()
         self.metrics.live_games.set(0)
 
-    def launch(self, game_id: str) -> None:
+    def launch(self, game_id: str, lease: Lease | None = None) -> None:
+        """Drive `game_id` under `lease` (None: unfenced, for a store that has one process);
+        a game already driven only takes the renewed lease."""
+        if lease is not None:
+            self.fences[game_id] = lease
         if not self.running or game_id in self.tasks:
             return
         task = asyncio.get_running_loop().create_task(self._run(game_id), name=f"game:{game_id}")
         self.tasks[game_id] = task
         self.metrics.live_games.set(len(self.tasks))
-        task.add_done_callback(lambda _t: self._done(game_id))
+        task.add_done_callback(lambda done: self._done(game_id, done))
 
-    def _done(self, game_id: str) -> None:
-        self.tasks.pop(game_id, None)
+    def drop(self, game_id: str) -> None:
+        """Stop driving `game_id` now (its lease is lost or handed over)."""
+        self.fences.pop(game_id, None)
+        task = self.tasks.pop(game_id, None)
+        if task is not None:
+            task.cancel()
+        self.metrics.live_games.set(len(self.tasks))
+
+    def _done(self, game_id: str, task: asyncio.Task[None]) -> None:
+        if self.tasks.get(game_id) is task:  # not a task launched since for the same game
+            self.tasks.pop(game_id, None)
+            self.fences.pop(game_id, None)
         self.metrics.live_games.set(len(self.tasks))
 
     async def _run(self, game_id: str) -> None:
@@ -96,15 +115,30 @@ class GameDriver:
         while True:
             try:
                 if await self._step(game_id):
+                    for callback in self.on_over:
+                        callback(game_id)
                     return
                 failures = 0
             except asyncio.CancelledError:
                 raise
+            except LeaseLost:
+                # Another process owns the game now (this one was paused or cut off past its
+                # lease): nothing was written; stop at once.
+                log.info("lease_lost", game_id=game_id)
+                for callback in self.on_lost:
+                    callback(game_id)
+                return
             except GameNotFound:
                 # Not a game of this service (its index has no row, as for the games a local
                 # `king tournament run` plays on the same database): its own runner drives it.
                 log.info("driver_skipped", game_id=game_id, reason="not in the games index")
                 return
+            except (StoreBusy, StoreUnavailable) as exc:
+                # The database is away or busy for a moment (an outage, a pause): expected,
+                # and nothing was written; the lease decides whether this process goes on.
+                failures += 1
+                log.warning("driver_waiting_for_database", game_id=game_id, **error_fields(exc))
+                await asyncio.sleep(min(0.1 * 2**failures, 5.0))
             except Exception as exc:  # keep the game going: log, back off, try again
                 failures += 1
                 log.error("driver_error", game_id=game_id, **error_fields(exc))
@@ -123,21 +157,24 @@ class GameDriver:
             return False
         owner = state.occupants[seat][-1]
         info = await games.info(game_id)  # also caches the game's time limit for publish_turn
-        turn = games.publish_turn(game_id, state)
+        turn = await games.turn_for(game_id, state)
         assert turn is not None
+        fence = self.fences.get(game_id)
         if is_house(owner):
             started = time.perf_counter()
             action = await games.house_action(game_id, state, seat, owner)
             self.metrics.decision_seconds.labels("house", owner).observe(
                 time.perf_counter() - started
             )
-            await games.apply_decision(game_id, seat, state.version, action, owner)
+            await games.apply_decision(game_id, seat, state.version, action, owner, fence)
             return False
         player = await games.player(owner)
         if player is not None and player.bot_url:
-            await self._push(game_id, state, seat, owner, player.bot_url, turn)
+            # The bot's clock starts with its request: a new owner asks again in full.
+            asked = Turn(turn.seat, turn.version, time.time() + info.decision_seconds)
+            await self._push(game_id, state, seat, owner, player.bot_url, asked, fence)
         else:
-            await self._wait_for_pull(game_id, state, seat, turn)
+            await self._wait_for_pull(game_id, state, seat, turn, fence)
             # From the turn's start (its deadline less the time limit) to the move or time-out.
             started = turn.deadline - info.decision_seconds
             self.metrics.decision_seconds.labels("pull", owner).observe(
@@ -146,7 +183,14 @@ class GameDriver:
         return False
 
     async def _push(
-        self, game_id: str, state: GameState, seat: int, owner: str, url: str, turn: Turn
+        self,
+        game_id: str,
+        state: GameState,
+        seat: int,
+        owner: str,
+        url: str,
+        turn: Turn,
+        fence: Lease | None,
     ) -> None:
         body = orjson.dumps(decision_request(state, seat, turn, self.games.views))
         reply = await self.push.ask(url, body, turn.deadline - time.time())
@@ -155,30 +199,37 @@ class GameDriver:
         if reply.failure is not None or reply.reply is None:
             reason = reply.failure or BAD_REPLY
             self.metrics.push_failures.labels(reply.code or reason).inc()
-            await games.strike_at(game_id, seat, state.version, reason, reply.detail)
+            await games.strike_at(game_id, seat, state.version, reason, reply.detail, fence)
             return
         answer = reply.reply
         if answer.get("game_id", game_id) != game_id or answer.get("seat", seat) != seat:
             self.metrics.push_failures.labels("wrong_seat").inc()
             await games.strike_at(
-                game_id, seat, state.version, BAD_REPLY, "the reply names another game or seat"
+                game_id,
+                seat,
+                state.version,
+                BAD_REPLY,
+                "the reply names another game or seat",
+                fence,
             )
             return
         try:
             action = Action.from_dict(answer.get("action"))
         except BadAction:
             self.metrics.push_failures.labels("bad_action").inc()
-            await games.strike_at(game_id, seat, state.version, BAD_REPLY, "no valid action")
+            await games.strike_at(game_id, seat, state.version, BAD_REPLY, "no valid action", fence)
             return
-        await games.apply_decision(game_id, seat, state.version, action, owner)
+        await games.apply_decision(game_id, seat, state.version, action, owner, fence)
 
-    async def _wait_for_pull(self, game_id: str, state: GameState, seat: int, turn: Turn) -> None:
+    async def _wait_for_pull(
+        self, game_id: str, state: GameState, seat: int, turn: Turn, fence: Lease | None
+    ) -> None:
         games = self.games
         store = games.repo.store
         while True:
             remaining = turn.deadline - time.time()
             if remaining <= 0:
-                await games.strike_at(game_id, seat, state.version, TIMEOUT)
+                await games.strike_at(game_id, seat, state.version, TIMEOUT, "", fence)
                 return
             # The feed watcher wakes this wait for a move posted to any process; the re-read
             # after a quiet interval is only a safety net, so it need not come often.

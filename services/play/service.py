@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import orjson
@@ -34,7 +35,7 @@ from domain.game import (
 from domain.rules import BadRuleOption, Rules
 from domain.view import Action, seat_view
 from domain.violations import Violation
-from eventstore import RecordedEvent
+from eventstore import Lease, RecordedEvent
 from services.db.models import GameRow, GameSeatRow
 from services.identity import Player, PlayerService, Principal
 from services.observability import Metrics, get_logger
@@ -47,6 +48,7 @@ from tournament.games import (
     GameNotFound,
     GameRepository,
     Outcome,
+    stream_id,
     to_domain_event,
 )
 
@@ -365,8 +367,14 @@ class GameService:
 
     # --- writing ----------------------------------------------------------------------
 
-    def publish_turn(self, game_id: str, state: GameState) -> Turn | None:
-        """Start the clock of the decision the game now waits for (None: nobody to move)."""
+    def publish_turn(
+        self, game_id: str, state: GameState, started: float | None = None
+    ) -> Turn | None:
+        """The clock of the decision the game now waits for (None: nobody to move).
+
+        The clock starts when the event that made it this seat's turn was recorded (`started`,
+        else that event's time from the recent tail, else now), so every process, and an owner
+        taking the game over, agrees on the same deadline."""
         seat = state.to_move
         known = self.turns.get(game_id)
         if seat is None:
@@ -374,10 +382,37 @@ class GameService:
             return None
         if known is not None and known.version == state.version:
             return known
+        if started is None:
+            started = self.recorded_at(game_id, state.version)
         info = self._infos.get(game_id)
         seconds = info.decision_seconds if info else self.settings.decision_seconds
-        turn = self.turns[game_id] = Turn(seat, state.version, time.time() + seconds)
+        begun = started if started is not None else time.time()
+        turn = self.turns[game_id] = Turn(seat, state.version, begun + seconds)
         return turn
+
+    def recorded_at(self, game_id: str, version: int) -> float | None:
+        """When the game's event at `version` was recorded (epoch s), from the recent tail."""
+        tail = self._tails.get(game_id)
+        if tail and tail[0].version <= version <= tail[-1].version:
+            return tail[version - tail[0].version].recorded_at.timestamp()
+        return None
+
+    async def turn_for(self, game_id: str, state: GameState) -> Turn | None:
+        """publish_turn, reading the time of the state's last event when no tail holds it
+        (a game this process has just taken over)."""
+        known = self.turns.get(game_id)
+        if (known is not None and known.version == state.version) or state.to_move is None:
+            return self.publish_turn(game_id, state)
+        started = self.recorded_at(game_id, state.version)
+        if started is None and state.version > 0:
+            sid = stream_id(game_id)
+            version = state.version
+            rows = await asyncio.to_thread(
+                self.repo.store.read_stream, sid, version, to_version=version, upcast=False
+            )
+            if rows:
+                started = rows[0].recorded_at.timestamp()
+        return self.publish_turn(game_id, state, started)
 
     def _remember(self, game_id: str, outcome: Outcome) -> None:
         if outcome.recorded:
@@ -441,10 +476,19 @@ class GameService:
         self.forget(game_id)
         self.notifier.forget(game_id)
 
-    async def _execute(self, game_id: str, command: Command) -> Outcome:
+    async def _execute(
+        self,
+        game_id: str,
+        command: Command,
+        *,
+        at_version: int | None = None,
+        fence: Lease | None = None,
+    ) -> Outcome:
         start = time.perf_counter()
         known = self.notifier.version(game_id) or None
-        outcome = await asyncio.to_thread(self.repo.execute, game_id, command, known)
+        outcome = await asyncio.to_thread(
+            partial(self.repo.execute, game_id, command, known, at_version=at_version, fence=fence)
+        )
         self.metrics.action_seconds.observe(time.perf_counter() - start)
         if outcome.events:
             self.metrics.appends.inc(len(outcome.events))
@@ -502,39 +546,75 @@ class GameService:
             return ActResult(await self.load(game_id), seat, outcome.violation, strike)
 
     async def apply_decision(
-        self, game_id: str, seat: int, version: int, action: Action, owner: str
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        action: Action,
+        owner: str,
+        fence: Lease | None = None,
     ) -> ActResult | None:
-        """A house or push bot's action, asked at `version` (None if the game moved on)."""
+        """A house or push bot's action, asked at `version` (None if the game moved on).
+        `fence`: the driving process's lease on the game (nothing is written without it)."""
         async with self._lock(game_id):
             state = await self.load(game_id)
             if state.version != version or state.to_move != seat:
                 return None
-            outcome = await self._execute(game_id, action.command(seat))
+            outcome = await self._execute(
+                game_id, action.command(seat), at_version=version, fence=fence
+            )
+            if outcome.stale:
+                return None
             if outcome.violation is None:
                 return ActResult(outcome.state, seat)
             refused = outcome.violation
             if is_house(owner):  # a house bot never plays illegally: play the first legal
                 fallback = seat_view(outcome.state, seat).legal[0]
-                outcome = await self._execute(game_id, fallback.command(seat))
+                outcome = await self._execute(
+                    game_id, fallback.command(seat), at_version=version, fence=fence
+                )
                 return ActResult(outcome.state, seat, refused)
-            strike = await self._strike(game_id, outcome.state, seat, ILLEGAL, refused.code)
+            strike = await self._strike(
+                game_id, outcome.state, seat, ILLEGAL, refused.code, fence=fence
+            )
             return ActResult(await self.load(game_id), seat, refused, strike)
 
     async def strike_at(
-        self, game_id: str, seat: int, version: int, reason: str, detail: str = ""
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        reason: str,
+        detail: str = "",
+        fence: Lease | None = None,
     ) -> StrikeInfo | None:
-        """A time-out or a bad reply for the decision asked at `version`."""
+        """A time-out or a bad reply for the decision asked at `version` (None: the game has
+        moved on, so there is nothing to strike)."""
         async with self._lock(game_id):
             state = await self.load(game_id)
             if state.version != version or state.to_move != seat:
                 return None
-            return await self._strike(game_id, state, seat, reason, detail)
+            return await self._strike(game_id, state, seat, reason, detail, fence=fence)
 
     async def _strike(
-        self, game_id: str, state: GameState, seat: int, reason: str, detail: str
-    ) -> StrikeInfo:
-        """Record a strike; forfeit at the limit, else play the default move (lock held)."""
-        outcome = await self._execute(game_id, RecordStrike(seat, reason))
+        self,
+        game_id: str,
+        state: GameState,
+        seat: int,
+        reason: str,
+        detail: str,
+        fence: Lease | None = None,
+    ) -> StrikeInfo | None:
+        """Record a strike; forfeit at the limit, else play the default move (lock held).
+
+        Every step is decided at the version the step before left, so a move landing in
+        between (a late action, another process) makes the rest stale instead of doubling a
+        strike or playing for a seat that has moved. None: the strike itself was stale."""
+        outcome = await self._execute(
+            game_id, RecordStrike(seat, reason), at_version=state.version, fence=fence
+        )
+        if outcome.stale or outcome.violation is not None:
+            return None
         count = outcome.state.strikes[seat]
         self.metrics.strikes.labels(reason).inc()
         player = state.occupants[seat][-1]
@@ -549,17 +629,29 @@ class GameService:
         )
         substitute = house_owner(self.settings.house_strategy)
         if count >= self.settings.max_strikes:
-            await self._execute(game_id, Abandon(seat, "strikes"))
-            await self._execute(game_id, Substitute(seat, substitute))
+            gone = await self._execute(
+                game_id,
+                Abandon(seat, "strikes"),
+                at_version=outcome.state.version,
+                fence=fence,
+            )
+            if not gone.stale:
+                await self._execute(
+                    game_id,
+                    Substitute(seat, substitute),
+                    at_version=gone.state.version,
+                    fence=fence,
+                )
             self.metrics.forfeits.inc()
             log.warning("forfeit", game_id=game_id, seat=seat, player=player, substitute=substitute)
             return StrikeInfo(seat, reason, count, True, None)
         view = seat_view(outcome.state, seat)
         action = await asyncio.to_thread(self.house.choose, game_id, seat, substitute, view)
-        done = await self._execute(game_id, action.command(seat))
+        at = outcome.state.version
+        done = await self._execute(game_id, action.command(seat), at_version=at, fence=fence)
         if done.violation is not None:  # cannot happen with a legal action; be safe anyway
             action = view.legal[0]
-            await self._execute(game_id, action.command(seat))
+            await self._execute(game_id, action.command(seat), at_version=at, fence=fence)
         return StrikeInfo(seat, reason, count, False, action.to_dict())
 
     async def house_action(self, game_id: str, state: GameState, seat: int, owner: str) -> Action:

@@ -7,8 +7,8 @@ one must wake the streams and the driver of the others too. The watcher tails th
 store's feed on a thread (on PostgreSQL a LISTEN/NOTIFY wake-up makes that immediate; on
 SQLite it polls every `poll_seconds`) and, on the event loop:
   * notifies each game's newest version, so streams and waits in this process move on;
-  * hands a game created elsewhere to this process's driver (when it runs one), so a table
-    started through any API process is played.
+  * tells this process's ownership of a game created elsewhere, so its preferred owner
+    claims it at once (play.ownership; the ownership tick is the safety net).
 Correctness never rests on it: streams and the driver re-read the store after `poll_seconds`
 anyway. It only makes another process's writes as prompt as this one's.
 """
@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from eventstore import EventStore, RecordedEvent
 from eventstore.subscription import CatchUpSubscription
 from services.observability import error_fields, get_logger
-from services.play.driver import GameDriver
 from services.play.service import GameService
 from tournament.games import STREAM_PREFIX
 
@@ -61,12 +60,16 @@ def game_changes(batch: Sequence[RecordedEvent]) -> GameChanges:
 
 class StoreWatcher:
     def __init__(
-        self, store: EventStore, games: GameService, driver: GameDriver, poll_seconds: float
+        self,
+        store: EventStore,
+        games: GameService,
+        on_created: Callable[[str], None],
+        poll_seconds: float,
     ) -> None:
         self.store = store
         self.games = games
         self.metrics = games.metrics
-        self.driver = driver
+        self.on_created = on_created
         self.poll_seconds = poll_seconds
         self._subscription: CatchUpSubscription | None = None
         self._thread: threading.Thread | None = None
@@ -124,7 +127,7 @@ class StoreWatcher:
             self.games.absorb(game_id, changes.records[game_id])
             notifier.notify(game_id, version)
         for game_id in changes.created:
-            self.driver.launch(game_id)  # a no-op without a running driver or when known
+            self.on_created(game_id)  # a no-op where nothing drives or it is owned here
         for game_id in changes.over:
             self.games.release(game_id)
         if changes.created or changes.over:

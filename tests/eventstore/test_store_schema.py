@@ -76,7 +76,7 @@ def test_postgres_connections_carry_timeouts_and_read_committed(store: EventStor
         }
     assert shown == {
         "lock_timeout": "30s",
-        "idle_in_transaction_session_timeout": "1min",
+        "idle_in_transaction_session_timeout": "3s",
         "default_transaction_isolation": "read committed",
         "transaction_isolation": "read committed",
     }

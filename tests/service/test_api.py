@@ -253,10 +253,14 @@ def test_operations_endpoints(client: TestClient) -> None:  # type: ignore[type-
     assert ready.status_code == 200 and ready.json()["checks"] == {
         "database": "ok",
         "driver": "ok",
+        "leases": "ok",
         "feed": "ok",
     }
     token = create_player(client, "ada")
-    wait_over(client, create_game(client, token, HOUSE4))
+    game = create_game(client, token, HOUSE4)
+    owned = ready.json()["ownership"]
+    assert owned["unowned_games"] == 0 and owned["owner"] is not None
+    wait_over(client, game)
     metrics = client.get("/metrics").text
     assert "king_appends_total" in metrics and "king_decision_seconds_bucket" in metrics
     schema = client.get("/schema/openapi.json").json()

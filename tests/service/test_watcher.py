@@ -74,6 +74,7 @@ def test_a_game_started_on_an_api_only_process_is_played_by_the_driver_of_anothe
         assert b.get(f"/api/v1/games/{game_id}/audit").json()["ok"]
         ready = a.get("/health/ready").json()
         assert ready["checks"] == {"database": "ok", "feed": "ok"}, ready
+        assert ready["ownership"]["owner"] is None  # an API-only process owns no game
         # The API process followed the feed up to the game's last event.
         events = b.get(f"/api/v1/games/{game_id}/events?follow=false").text.count("event: ")
         assert events > 100

@@ -1,0 +1,315 @@
+"""Game ownership: every live game is driven by exactly one process at a time.
+
+Each driving process holds a lease per game it drives (`game:<id>` in the event store's lease
+table) and one lease of membership (`driver:<owner>`), and renews them all in one statement
+every tick (a sixth of the lease). A lease that stops being renewed (the process was killed,
+paused, or cut off from the database) expires, and the others take its games over at their
+next tick: within `lease_seconds` plus one tick. Every write the driver makes carries its
+game's lease as a fence, checked inside the append's transaction, so an owner that lost a
+game can never write to it again, even if it wakes up believing otherwise.
+
+New and orphaned games are spread by rendezvous hashing over the live members: the member
+whose hash of (game, member) is highest claims it at once; any member claims a game that has
+stayed unowned for a whole tick, so a wrong view of the members only delays a claim by a tick.
+A graceful stop releases every lease, so the others take the games at their next tick.
+
+A process that does not drive (`--no-driver`) still runs the tick to count the live games
+without an owner, so its health check tells the truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import secrets
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from eventstore import EventStore, Lease
+from services.observability import Metrics, error_fields, get_logger
+from services.play.driver import GameDriver
+from services.play.service import GameService
+
+log = get_logger("king.ownership")
+
+GAME_LEASE = "game:"
+MEMBER_LEASE = "driver:"
+
+
+def owner_name() -> str:
+    """This process's owner id: host, pid and a random part (a restart is a new owner)."""
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def preferred_owner(game_id: str, members: Sequence[str]) -> str | None:
+    """The member that should own `game_id` (rendezvous hashing): the same answer in every
+    process that sees the same members, and only 1/n of the games move when one joins."""
+    if not members:
+        return None
+    return max(members, key=lambda m: hashlib.blake2b(f"{game_id}\0{m}".encode()).digest())
+
+
+@dataclass
+class OwnershipReport:
+    """What the last tick saw, for /health/ready and /metrics."""
+
+    live: int = 0
+    unowned: int = 0
+    unowned_over_bound: int = 0
+    owned_here: int = 0
+    owners: dict[str, int] = field(default_factory=dict)
+    members: int = 0
+    takeovers: int = 0
+    renewed_at: float | None = None  # monotonic time of the last successful renewal
+    error: str | None = None
+
+
+class GameOwnership:
+    def __init__(
+        self,
+        store: EventStore,
+        games: GameService,
+        driver: GameDriver,
+        metrics: Metrics,
+        lease_seconds: float,
+        drive: bool = True,
+        owner: str | None = None,
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.driver = driver
+        self.metrics = metrics
+        self.drive = drive
+        self.owner = owner or owner_name()
+        self.lease_seconds = lease_seconds
+        self.ttl_ms = max(int(lease_seconds * 1000), 1)
+        self.tick_seconds = max(lease_seconds / 6, 0.05)
+        self.held: dict[str, Lease] = {}
+        self.report = OwnershipReport()
+        self._unowned_since: dict[str, float] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._members: list[str] = []
+        self._running = False
+        self._claiming: set[str] = set()
+        driver.on_over.append(self._over)
+        driver.on_lost.append(self._lost)
+        if drive:
+            games.on_start.append(self.consider)
+
+    @property
+    def bound_seconds(self) -> float:
+        """How long a game may go without an owner: a lease, then one tick to notice."""
+        return self.lease_seconds + self.tick_seconds
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._running = True
+        if self.drive:
+            await self.driver.start()
+        await self.tick()
+        self._task = asyncio.get_running_loop().create_task(self._loop(), name="ownership")
+        log.info("ownership_started", owner=self.owner, drive=self.drive)
+
+    async def stop(self) -> None:
+        """Stop driving and hand every game over at once (release the leases)."""
+        self._running = False
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+        await self.driver.stop()
+        if self.drive:
+            held = len(self.held)
+            self.held.clear()
+            try:
+                await asyncio.to_thread(self.store.release_leases, self.owner)
+                log.info("ownership_released", owner=self.owner, games=held)
+            except Exception as exc:  # the leases then simply expire
+                log.warning("ownership_release_failed", owner=self.owner, **error_fields(exc))
+        self.metrics.games_owned.set(0)
+
+    async def _loop(self) -> None:
+        while self._running:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.tick_seconds):
+                    await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # never let the loop die: log, and the next tick retries
+                self.report.error = type(exc).__name__
+                log.warning("ownership_tick_failed", **error_fields(exc))
+
+    # --- one tick --------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        if self.drive and not await self._renew():
+            return
+        await self._survey()
+
+    async def _renew(self) -> bool:
+        """Renew every lease this process holds; drop the games whose lease is gone. False:
+        the database did not answer (after a lease's length of that, stop driving)."""
+        began = time.monotonic()
+        try:
+            renewed = await asyncio.to_thread(self.store.renew_leases, self.owner, self.ttl_ms)
+            if not any(lease.name == MEMBER_LEASE + self.owner for lease in renewed):
+                member = await asyncio.to_thread(
+                    self.store.acquire_lease, MEMBER_LEASE + self.owner, self.owner, self.ttl_ms
+                )
+                if member is None:  # owner ids are unique per process start: cannot happen
+                    raise RuntimeError("membership lease held by another process")
+        except Exception as exc:
+            self.metrics.lease_failures.inc()
+            self.report.error = type(exc).__name__
+            last = self.report.renewed_at
+            # Judged on this process's own clock from the start of the last renewal that
+            # worked: never later than the database's expiry of those leases.
+            if self.held and (last is None or time.monotonic() - last >= self.lease_seconds):
+                log.warning(
+                    "ownership_suspended",
+                    owner=self.owner,
+                    games=len(self.held),
+                    reason="the leases could not be renewed",
+                    **error_fields(exc),
+                )
+                for game_id in list(self.held):
+                    self._release_locally(game_id)
+            else:
+                log.warning("lease_renewal_failed", owner=self.owner, **error_fields(exc))
+            return False
+        self.report.renewed_at = began
+        self.report.error = None
+        kept = {lease.name[len(GAME_LEASE) :]: lease for lease in renewed if _is_game(lease)}
+        for game_id in list(self.held):
+            if game_id not in kept:
+                log.warning("lease_lost", owner=self.owner, game_id=game_id)
+                self._release_locally(game_id)
+        for game_id, lease in kept.items():
+            if game_id in self.held:
+                self.held[game_id] = lease
+        return True
+
+    async def _survey(self) -> None:
+        """Count owners and claim the games that have none (this process's share of them)."""
+        live = await self.games.live_game_ids()
+        leases = await asyncio.to_thread(self.store.leases, "")
+        members = sorted(x.owner for x in leases if x.name.startswith(MEMBER_LEASE))
+        owners: dict[str, str] = {}
+        for lease in leases:
+            if _is_game(lease):
+                owners[lease.name[len(GAME_LEASE) :]] = lease.owner
+        self._members = members
+        now = time.monotonic()
+        live_set = set(live)
+        for game_id in list(self._unowned_since):
+            if game_id not in live_set or game_id in owners:
+                del self._unowned_since[game_id]
+        unowned = [g for g in live if g not in owners]
+        for game_id in unowned:
+            self._unowned_since.setdefault(game_id, now)
+        if self.drive and self._running:
+            for game_id in unowned:
+                waited = now - self._unowned_since[game_id] >= self.tick_seconds
+                mine = waited or preferred_owner(game_id, members) == self.owner
+                if mine and await self._claim(game_id):
+                    owners[game_id] = self.owner
+        counts: dict[str, int] = {}
+        for game_id in live:
+            holder = owners.get(game_id)
+            if holder is not None:
+                counts[holder] = counts.get(holder, 0) + 1
+        still = [g for g in live if g not in owners]
+        report = self.report
+        report.live = len(live)
+        report.unowned = len(still)
+        report.unowned_over_bound = sum(
+            1 for g in still if now - self._unowned_since.get(g, now) > self.bound_seconds
+        )
+        report.owners = counts
+        report.members = len(members)
+        report.owned_here = len(self.held)
+        self.metrics.games_unowned.set(report.unowned)
+        self.metrics.games_owned.set(report.owned_here)
+        self.metrics.game_owners.set(report.members)
+
+    async def _claim(self, game_id: str) -> bool:
+        if game_id in self.held or game_id in self._claiming:
+            return game_id in self.held
+        self._claiming.add(game_id)
+        try:
+            lease = await asyncio.to_thread(
+                self.store.acquire_lease, GAME_LEASE + game_id, self.owner, self.ttl_ms
+            )
+        finally:
+            self._claiming.discard(game_id)
+        if lease is None or not self._running:
+            return False
+        self.held[game_id] = lease
+        self._unowned_since.pop(game_id, None)
+        if lease.epoch > 1:
+            self.report.takeovers += 1
+            self.metrics.takeovers.inc()
+            log.info("game_taken_over", owner=self.owner, game_id=game_id, epoch=lease.epoch)
+        else:
+            log.info("game_claimed", owner=self.owner, game_id=game_id)
+        # A state cached from before someone else drove the game must not be trusted.
+        self.games.forget(game_id)
+        self.driver.launch(game_id, lease)
+        return True
+
+    # --- events ----------------------------------------------------------------------
+
+    def consider(self, game_id: str) -> None:
+        """A game just started (here, or elsewhere as the feed tells): claim it now if this
+        process is its preferred owner; otherwise its owner will, or the next tick."""
+        if not self.drive or not self._running or game_id in self.held:
+            return
+        members = self._members or [self.owner]
+        if preferred_owner(game_id, members) == self.owner:
+            asyncio.get_running_loop().create_task(self._claim_quietly(game_id))
+
+    async def _claim_quietly(self, game_id: str) -> None:
+        try:
+            await self._claim(game_id)
+        except Exception as exc:  # the tick will try again
+            log.warning("game_claim_failed", game_id=game_id, **error_fields(exc))
+
+    def _release_locally(self, game_id: str) -> None:
+        self.held.pop(game_id, None)
+        self.driver.drop(game_id)
+        self.games.forget(game_id)
+
+    def _lost(self, game_id: str) -> None:
+        """The driver found the lease gone while writing: stop, and let the tick re-check."""
+        self.held.pop(game_id, None)
+        self.games.forget(game_id)
+        self._wake.set()
+
+    def _over(self, game_id: str) -> None:
+        """A driven game ended: its lease has nothing left to guard."""
+        if self.held.pop(game_id, None) is not None:
+            asyncio.get_running_loop().create_task(self._delete(game_id))
+
+    async def _delete(self, game_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.delete_lease, GAME_LEASE + game_id)
+        except Exception as exc:  # harmless: an expired lease of a finished game is ignored
+            log.info("lease_delete_failed", game_id=game_id, **error_fields(exc))
+
+
+def _is_game(lease: Lease) -> bool:
+    return lease.name.startswith(GAME_LEASE)
