@@ -33,6 +33,7 @@ from domain.violations import Violation
 from eventstore import (
     NO_STREAM,
     EventStore,
+    Lease,
     NewEvent,
     RecordedEvent,
     SealedValueConflict,
@@ -82,6 +83,7 @@ class Outcome:
     events: tuple[Event, ...]
     recorded: tuple[RecordedEvent, ...]
     violation: Violation | None = None
+    stale: bool = False  # asked at a version the game has left: nothing decided or written
 
     @property
     def ok(self) -> bool:
@@ -210,7 +212,15 @@ class GameRepository:
         self._remember(game_id, state)
         return state
 
-    def execute(self, game_id: str, command: Command, known_version: int | None = None) -> Outcome:
+    def execute(
+        self,
+        game_id: str,
+        command: Command,
+        known_version: int | None = None,
+        *,
+        at_version: int | None = None,
+        fence: Lease | None = None,
+    ) -> Outcome:
         """Decide `command` on the latest state and append its events (retrying on conflict).
 
         After the command, what the game does by itself follows in the same append: the next
@@ -219,10 +229,18 @@ class GameRepository:
         it, the first attempt decides on the cache without reading the stream (the append's
         expected version still refuses a stale one, and a refusal is only ever given on a
         state just read).
+        `at_version`: decide only at this version (a decision asked of a bot, a time-out, a
+        strike's default move): once the game has moved on, the command is stale and nothing
+        is decided again on the newer state (`Outcome.stale`), so nothing is ever done twice.
+        `fence`: append only while this owner's lease is held (`LeaseLost` otherwise).
         """
         for attempt in range(MAX_RETRIES):
             cached = self._cached_at(game_id, known_version) if attempt == 0 else None
             state = cached if cached is not None else self.load(game_id)
+            if at_version is not None and state.version != at_version:
+                if cached is not None:
+                    continue  # the cache may lag: judge staleness on the stored state
+                return Outcome(state, (), (), stale=True)
             decided = decide(state, command)
             if isinstance(decided, Violation):
                 if cached is not None:
@@ -235,10 +253,13 @@ class GameRepository:
             events = (*decided, *more)
             try:
                 recorded = self.store.append(
-                    stream_id(game_id), [to_new_event(e) for e in events], state.version
+                    stream_id(game_id),
+                    [to_new_event(e) for e in events],
+                    state.version,
+                    fence=fence,
                 )
             except VersionConflict:
-                continue
+                continue  # at_version: the next attempt reads the newer state and is stale
             self._remember(game_id, new_state)
             return Outcome(new_state, events, tuple(recorded))
         raise GameBusy(f"game {game_id!r} kept changing under {MAX_RETRIES} attempts")
