@@ -1,12 +1,16 @@
 """`python -m bench load [--quick] [--json] [--profile] [options]`: many pull bots at once.
 
-Three configurations, measured in the same run and interleaved (one round = each once):
+Configurations, measured in the same run and interleaved (one round = each once):
   sqlite  SQLite file, one `king serve` process (driver, scheduler, API);
   pg1     PostgreSQL, one `king serve` process;
-  pg2     PostgreSQL, two processes: `king serve` (driver and tournament scheduler) and an
-          API-only `king serve --no-driver` with KING_RUN_SCHEDULER=false. Each bot picks a
-          process (bot i -> process i % 2, as behind a load balancer), so the four seats of a
-          table are spread over both and every other action is written by the other process.
+  pg2     PostgreSQL, two full `king serve` processes (each drives its share of the games and
+          may lead the scheduler);
+  pg3     PostgreSQL, three full processes;
+  pg2api  PostgreSQL, the older shape: one full process and one API-only `king serve
+          --no-driver` with KING_RUN_SCHEDULER=false.
+In the multi-process ones each bot picks a process (bot i -> process i % n, as behind a load
+balancer), so the four seats of a table are spread over them and most actions are written by
+a process other than the game's owner.
 Every configuration gets a fresh database: a SQLite file in a temporary directory, or a
 PostgreSQL schema of its own (KING_PG_SCHEMA, migrated with upgrade_all, dropped at the end).
 The servers keep the product's settings (KING_POLL_SECONDS 1.0 included) except: no rate limit,
@@ -21,7 +25,8 @@ Reported per configuration (medians over the rounds): actions/s (actions accepte
 the play phase), client-side p50/p99 of POST /actions, service-side p50/p99 from the
 `Server-Timing` header, CPU of the server processes, of PostgreSQL and of the clients (from
 /proc), and afterwards a check that every game finished, with no strike, and that the games hold
-exactly the actions the bots had accepted. Scale-out ratios: pg2 / pg1 and pg1 / sqlite.
+exactly the actions the bots had accepted. Scale-out ratios: pg2, pg3 and pg2api over pg1,
+and pg1 over sqlite.
 
 `--profile` adds one more run (not in the figures; pg1, or `--profile-config sqlite`) with
 the server under cProfile, every thread profiled on its own CPU clock, and prints where the
@@ -63,8 +68,11 @@ PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 CONFIGS = {
     "sqlite": "SQLite, 1 process",
     "pg1": "PostgreSQL, 1 process",
-    "pg2": "PostgreSQL, 2 processes",
+    "pg2": "PostgreSQL, 2 full processes",
+    "pg3": "PostgreSQL, 3 full processes",
+    "pg2api": "PostgreSQL, 1 full + 1 API",
 }
+PROCESSES = {"sqlite": 1, "pg1": 1, "pg2": 2, "pg3": 3, "pg2api": 2}
 ACTION_EVENTS = ("contract_declared", "card_played", "redeal_asked")
 DECISION_SECONDS = 60
 STALE_RETRIES = 50  # a 409 while the seat's view says it is our turn: send again, this often
@@ -140,12 +148,11 @@ def start_servers(
     env = server_env(tmp, db_url, schema)
     servers: list[ServerProcess] = []
     try:
-        count = 2 if config == "pg2" else 1
-        for n in range(count):
+        for n in range(PROCESSES[config]):
             port = free_port()
             serve = ["serve", "--port", str(port)]
             child_env = dict(env)
-            if n > 0:
+            if n > 0 and config == "pg2api":
                 serve.append("--no-driver")
                 child_env["KING_RUN_SCHEDULER"] = "false"
             if profile is not None and n == 0:
@@ -777,13 +784,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rounds", type=int, default=None, help="rounds (default 3, quick 1)")
     parser.add_argument(
-        "--configs", default="sqlite,pg1,pg2", help="comma list of sqlite, pg1, pg2"
+        "--configs",
+        default="sqlite,pg1,pg2,pg3",
+        help="comma list of " + ", ".join(CONFIGS),
     )
     parser.add_argument(
         "--spread",
         choices=("bot", "table"),
         default="bot",
-        help="pg2: each bot picks a process (default), or a table's four bots share one",
+        help="several processes: each bot picks one (default), or a table's four bots share one",
     )
     parser.add_argument("--clients", type=int, default=1, help="client processes (default 1)")
     parser.add_argument("--pg-url", default=os.environ.get("KING_TEST_POSTGRES_URL", PG_URL))
@@ -845,8 +854,9 @@ def main(argv: list[str] | None = None) -> int:
     summary = {c: summarise(r) for c, r in runs.items()}
     ratios = {}
     rate = {c: s["actions_per_second"] for c, s in summary.items()}
-    if rate.get("pg1") and rate.get("pg2"):
-        ratios["pg2/pg1"] = round(rate["pg2"] / rate["pg1"], 2)
+    for many in ("pg2", "pg3", "pg2api"):
+        if rate.get("pg1") and rate.get(many):
+            ratios[f"{many}/pg1"] = round(rate[many] / rate["pg1"], 2)
     if rate.get("sqlite") and rate.get("pg1"):
         ratios["pg1/sqlite"] = round(rate["pg1"] / rate["sqlite"], 2)
     profile = None

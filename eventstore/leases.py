@@ -34,13 +34,20 @@ class LeaseStatements:
     """The lease SQL of one dialect (named parameters; `now` is the clock's value or SQL)."""
 
     now: str
-    acquire: str
+    acquire_rows: str  # "{rows}": one "(name, owner, 1, now + ttl, now)" per lease asked
+    acquire_row: str  # "{i}": the row's index in the parameters (n0, n1, ...)
     renew: str
     release: str
     release_all: str
     delete: str
     listing: str
     fence: str
+
+
+def acquire_sql(statements: LeaseStatements, count: int) -> str:
+    """The acquire statement for `count` leases at once (parameters n0 .. n<count-1>)."""
+    rows = ", ".join(statements.acquire_row.replace("{i}", str(i)) for i in range(count))
+    return statements.acquire_rows.replace("{rows}", rows)
 
 
 def lease_statements(kind: str) -> LeaseStatements:
@@ -65,9 +72,10 @@ def lease_statements(kind: str) -> LeaseStatements:
         # Free (no row), expired or released: take it at the next epoch. Held by us: renew.
         # The clock is read again in the update: the statement may have waited for a fenced
         # append's row lock, and an expiry computed before that wait could be past already.
-        acquire=(
+        acquire_row=f"({p % 'n{i}'}, {owner}, 1, {now} + {ttl}, {now})",
+        acquire_rows=(
             f"INSERT INTO {t} (name, owner, epoch, expires_ms, acquired_ms) "
-            f"VALUES ({name}, {owner}, 1, {now} + {ttl}, {now}) "
+            "VALUES {rows} "
             f"ON CONFLICT (name) DO UPDATE SET "
             f"owner = excluded.owner, "
             f"epoch = CASE WHEN {t}.owner = excluded.owner AND {t}.expires_ms > {now} "

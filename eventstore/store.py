@@ -44,7 +44,7 @@ from eventstore.errors import (
     StreamNotFound,
     VersionConflict,
 )
-from eventstore.leases import Lease, lease_statements
+from eventstore.leases import Lease, acquire_sql, lease_statements
 from eventstore.migrate import current_revision, head_revision, is_compatible, upgrade_engines
 from eventstore.projections import ProjectionTransaction
 from eventstore.records import (
@@ -733,14 +733,25 @@ class EventStore:
     def acquire_lease(self, name: str, owner: str, ttl_ms: int) -> Lease | None:
         """Take `name` for `owner` for `ttl_ms` if it is free, expired or already ours (then
         renewed). A lease taken anew gets the next epoch; None: another owner holds it."""
-        _check_name(name, what="lease name", limit=300)
+        taken = self.acquire_leases([name], owner, ttl_ms)
+        return taken[0] if taken else None
+
+    def acquire_leases(self, names: Sequence[str], owner: str, ttl_ms: int) -> list[Lease]:
+        """`acquire_lease` for many names in one statement: the leases taken (or renewed), by
+        name; a name another owner holds is simply not in the answer."""
+        wanted = sorted(set(names))  # one row per name: a statement may touch a row once
+        for name in wanted:
+            _check_name(name, what="lease name", limit=300)
         _check_name(owner, what="lease owner")
         _check_ttl(ttl_ms)
+        if not wanted:
+            return []
+        params = self._lease_params(owner=owner, ttl=ttl_ms)
+        params.update({f"n{i}": name for i, name in enumerate(wanted)})
         with self._raw(write=True) as cur:
-            params = self._lease_params(name=name, owner=owner, ttl=ttl_ms)
-            cur.execute(self._leases.acquire, params)
-            row = cur.fetchone()
-        return None if row is None else Lease(row[0], row[1], int(row[2]), int(row[3]))
+            cur.execute(acquire_sql(self._leases, len(wanted)), params)
+            rows = cur.fetchall()
+        return sorted((Lease(r[0], r[1], int(r[2]), int(r[3])) for r in rows), key=_by_name)
 
     def renew_leases(self, owner: str, ttl_ms: int) -> list[Lease]:
         """Extend every unexpired lease `owner` holds by `ttl_ms` from now, in one statement;

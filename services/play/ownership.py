@@ -14,7 +14,8 @@ stayed unowned for a whole tick, so a wrong view of the members only delays a cl
 A graceful stop releases every lease, so the others take the games at their next tick.
 
 A process that does not drive (`--no-driver`) still runs the tick to count the live games
-without an owner, so its health check tells the truth.
+without an owner, so its health check tells the truth. Renewals run on a thread of their own
+and lease work on a small pool of its own, so neither waits behind the games' database work.
 """
 
 from __future__ import annotations
@@ -25,9 +26,13 @@ import hashlib
 import os
 import secrets
 import socket
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
 
 from eventstore import EventStore, Lease
 from services.observability import Metrics, error_fields, get_logger
@@ -35,6 +40,9 @@ from services.play.driver import GameDriver
 from services.play.service import GameService
 
 log = get_logger("king.ownership")
+T = TypeVar("T")
+CLAIM_BATCH = 200  # leases taken per statement
+EXPIRY_MARGIN = 0.02  # seconds after another owner's lease expires before looking again
 
 GAME_LEASE = "game:"
 MEMBER_LEASE = "driver:"
@@ -90,12 +98,20 @@ class GameOwnership:
         self.tick_seconds = max(lease_seconds / 6, 0.05)
         self.held: dict[str, Lease] = {}
         self.report = OwnershipReport()
+        self._claimed_at: dict[str, float] = {}
         self._unowned_since: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._members: list[str] = []
         self._running = False
         self._claiming: set[str] = set()
+        # Lease work never queues behind the games' own database work in the default
+        # executor: a renewal held up for a lease's length would lose every game.
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ownership")
+        self._renewer: threading.Thread | None = None
+        self._halt = threading.Event()
+        self._loop_ref: asyncio.AbstractEventLoop | None = None
+        self._next_expiry: float | None = None
         driver.on_over.append(self._over)
         driver.on_lost.append(self._lost)
         if drive:
@@ -110,71 +126,114 @@ class GameOwnership:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    async def _io(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, partial(fn, *args))
+
     # --- lifecycle -------------------------------------------------------------------
 
     async def start(self) -> None:
         self._running = True
+        self._loop_ref = asyncio.get_running_loop()
+        self._halt.clear()
         if self.drive:
             await self.driver.start()
         await self.tick()
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="ownership")
+        self._task = self._loop_ref.create_task(self._surveys(), name="ownership")
+        if self.drive:
+            self._renewer = threading.Thread(
+                target=self._renewals, name="lease-renewer", daemon=True
+            )
+            self._renewer.start()
         log.info("ownership_started", owner=self.owner, drive=self.drive)
 
     async def stop(self) -> None:
         """Stop driving and hand every game over at once (release the leases)."""
         self._running = False
+        self._halt.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+        if self._renewer is not None:
+            await self._io(self._renewer.join, 30)
+            self._renewer = None
         await self.driver.stop()
         if self.drive:
             held = len(self.held)
             self.held.clear()
+            self._claimed_at.clear()
             try:
-                await asyncio.to_thread(self.store.release_leases, self.owner)
+                await self._io(self.store.release_leases, self.owner)
                 log.info("ownership_released", owner=self.owner, games=held)
             except Exception as exc:  # the leases then simply expire
                 log.warning("ownership_release_failed", owner=self.owner, **error_fields(exc))
         self.metrics.games_owned.set(0)
 
-    async def _loop(self) -> None:
+    def _renewals(self) -> None:
+        """The renewal thread: one statement a tick, whatever the event loop is doing; the
+        loop applies the answer."""
+        loop = self._loop_ref
+        assert loop is not None
+        while not self._halt.wait(self.tick_seconds):
+            began = time.monotonic()
+            result: list[Lease] | Exception
+            try:
+                result = self._renew_now()
+            except Exception as exc:
+                result = exc
+            try:
+                loop.call_soon_threadsafe(self._renewed, began, result)
+            except RuntimeError:  # the loop has closed: the process is stopping
+                return
+
+    async def _surveys(self) -> None:
         while self._running:
+            wait = self.tick_seconds
+            if self._next_expiry is not None:
+                wait = min(wait, max(self._next_expiry - time.monotonic(), 0.0))
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.tick_seconds):
+                async with asyncio.timeout(wait):
                     await self._wake.wait()
             self._wake.clear()
             try:
-                await self.tick()
+                await self._survey()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # never let the loop die: log, and the next tick retries
-                self.report.error = type(exc).__name__
-                log.warning("ownership_tick_failed", **error_fields(exc))
+                log.warning("ownership_survey_failed", **error_fields(exc))
 
-    # --- one tick --------------------------------------------------------------------
+    # --- renewing --------------------------------------------------------------------
 
     async def tick(self) -> None:
-        if self.drive and not await self._renew():
-            return
+        """Renew and survey once, in order (at start, and for tests)."""
+        if self.drive:
+            began = time.monotonic()
+            result: list[Lease] | Exception
+            try:
+                result = await self._io(self._renew_now)
+            except Exception as exc:
+                result = exc
+            if not self._renewed(began, result):
+                return
         await self._survey()
 
-    async def _renew(self) -> bool:
-        """Renew every lease this process holds; drop the games whose lease is gone. False:
+    def _renew_now(self) -> list[Lease]:
+        renewed = self.store.renew_leases(self.owner, self.ttl_ms)
+        if not any(lease.name == MEMBER_LEASE + self.owner for lease in renewed):
+            member = self.store.acquire_lease(MEMBER_LEASE + self.owner, self.owner, self.ttl_ms)
+            if member is None:  # owner ids are unique per process start: cannot happen
+                raise RuntimeError("membership lease held by another process")
+        return renewed
+
+    def _renewed(self, began: float, result: list[Lease] | Exception) -> bool:
+        """Apply a renewal's answer (on the loop): drop the games whose lease is gone. False:
         the database did not answer (after a lease's length of that, stop driving)."""
-        began = time.monotonic()
-        try:
-            renewed = await asyncio.to_thread(self.store.renew_leases, self.owner, self.ttl_ms)
-            if not any(lease.name == MEMBER_LEASE + self.owner for lease in renewed):
-                member = await asyncio.to_thread(
-                    self.store.acquire_lease, MEMBER_LEASE + self.owner, self.owner, self.ttl_ms
-                )
-                if member is None:  # owner ids are unique per process start: cannot happen
-                    raise RuntimeError("membership lease held by another process")
-        except Exception as exc:
+        if not self._running and self._task is not None:
+            return False
+        if isinstance(result, Exception):
             self.metrics.lease_failures.inc()
-            self.report.error = type(exc).__name__
+            self.report.error = type(result).__name__
             last = self.report.renewed_at
             # Judged on this process's own clock from the start of the last renewal that
             # worked: never later than the database's expiry of those leases.
@@ -184,29 +243,30 @@ class GameOwnership:
                     owner=self.owner,
                     games=len(self.held),
                     reason="the leases could not be renewed",
-                    **error_fields(exc),
+                    **error_fields(result),
                 )
                 for game_id in list(self.held):
                     self._release_locally(game_id)
             else:
-                log.warning("lease_renewal_failed", owner=self.owner, **error_fields(exc))
+                log.warning("lease_renewal_failed", owner=self.owner, **error_fields(result))
             return False
-        self.report.renewed_at = began
+        if self.report.renewed_at is None or began > self.report.renewed_at:
+            self.report.renewed_at = began
         self.report.error = None
-        kept = {lease.name[len(GAME_LEASE) :]: lease for lease in renewed if _is_game(lease)}
+        kept = {lease.name[len(GAME_LEASE) :]: lease for lease in result if _is_game(lease)}
         for game_id in list(self.held):
-            if game_id not in kept:
+            if game_id in kept:
+                self.held[game_id] = kept[game_id]
+            elif self._claimed_at.get(game_id, 0.0) < began:  # not claimed since it began
                 log.warning("lease_lost", owner=self.owner, game_id=game_id)
                 self._release_locally(game_id)
-        for game_id, lease in kept.items():
-            if game_id in self.held:
-                self.held[game_id] = lease
         return True
+
+    # --- claiming --------------------------------------------------------------------
 
     async def _survey(self) -> None:
         """Count owners and claim the games that have none (this process's share of them)."""
-        live = await self.games.live_game_ids()
-        leases = await asyncio.to_thread(self.store.leases, "")
+        live, leases = await self._io(self._read_ownership)
         members = sorted(x.owner for x in leases if x.name.startswith(MEMBER_LEASE))
         owners: dict[str, str] = {}
         for lease in leases:
@@ -222,11 +282,14 @@ class GameOwnership:
         for game_id in unowned:
             self._unowned_since.setdefault(game_id, now)
         if self.drive and self._running:
-            for game_id in unowned:
-                waited = now - self._unowned_since[game_id] >= self.tick_seconds
-                mine = waited or preferred_owner(game_id, members) == self.owner
-                if mine and await self._claim(game_id):
-                    owners[game_id] = self.owner
+            mine = [
+                g
+                for g in unowned
+                if now - self._unowned_since[g] >= self.tick_seconds
+                or preferred_owner(g, members) == self.owner
+            ]
+            for game_id in await self._claim(mine):
+                owners[game_id] = self.owner
         counts: dict[str, int] = {}
         for game_id in live:
             holder = owners.get(game_id)
@@ -246,30 +309,55 @@ class GameOwnership:
         self.metrics.games_owned.set(report.owned_here)
         self.metrics.game_owners.set(report.members)
 
-    async def _claim(self, game_id: str) -> bool:
-        if game_id in self.held or game_id in self._claiming:
-            return game_id in self.held
-        self._claiming.add(game_id)
-        try:
-            lease = await asyncio.to_thread(
-                self.store.acquire_lease, GAME_LEASE + game_id, self.owner, self.ttl_ms
-            )
-        finally:
-            self._claiming.discard(game_id)
-        if lease is None or not self._running:
-            return False
-        self.held[game_id] = lease
-        self._unowned_since.pop(game_id, None)
-        if lease.epoch > 1:
-            self.report.takeovers += 1
-            self.metrics.takeovers.inc()
-            log.info("game_taken_over", owner=self.owner, game_id=game_id, epoch=lease.epoch)
+    def _read_ownership(self) -> tuple[list[str], list[Lease]]:
+        live, leases = self.games.live_ids(), self.store.leases("")
+        # When the first of another owner's leases runs out, in this process's clock: the
+        # next survey is due then, not a tick later (a dead owner's games are taken at once).
+        foreign = [x.expires_ms for x in leases if x.owner != self.owner]
+        if foreign:
+            wait = (min(foreign) - self.store.clock_ms()) / 1000
+            self._next_expiry = time.monotonic() + max(wait, 0.0) + EXPIRY_MARGIN
         else:
-            log.info("game_claimed", owner=self.owner, game_id=game_id)
-        # A state cached from before someone else drove the game must not be trusted.
-        self.games.forget(game_id)
-        self.driver.launch(game_id, lease)
-        return True
+            self._next_expiry = None
+        return live, leases
+
+    def _acquire(self, game_ids: list[str]) -> list[Lease]:
+        taken = []
+        for at in range(0, len(game_ids), CLAIM_BATCH):
+            names = [GAME_LEASE + g for g in game_ids[at : at + CLAIM_BATCH]]
+            taken += self.store.acquire_leases(names, self.owner, self.ttl_ms)
+        return taken
+
+    async def _claim(self, game_ids: Sequence[str]) -> list[str]:
+        """Take the games' leases (one batch on the ownership thread) and drive those won."""
+        wanted = [g for g in game_ids if g not in self.held and g not in self._claiming]
+        if not wanted:
+            return []
+        self._claiming.update(wanted)
+        began = time.monotonic()
+        try:
+            leases = await self._io(self._acquire, wanted)
+        finally:
+            self._claiming.difference_update(wanted)
+        won = []
+        for lease in leases:
+            game_id = lease.name[len(GAME_LEASE) :]
+            if not self._running:
+                break
+            self.held[game_id] = lease
+            self._claimed_at[game_id] = began
+            self._unowned_since.pop(game_id, None)
+            if lease.epoch > 1:
+                self.report.takeovers += 1
+                self.metrics.takeovers.inc()
+                log.info("game_taken_over", owner=self.owner, game_id=game_id, epoch=lease.epoch)
+            else:
+                log.info("game_claimed", owner=self.owner, game_id=game_id)
+            # A state cached from before someone else drove the game must not be trusted.
+            self.games.forget(game_id)
+            self.driver.launch(game_id, lease)
+            won.append(game_id)
+        return won
 
     # --- events ----------------------------------------------------------------------
 
@@ -284,29 +372,32 @@ class GameOwnership:
 
     async def _claim_quietly(self, game_id: str) -> None:
         try:
-            await self._claim(game_id)
+            await self._claim([game_id])
         except Exception as exc:  # the tick will try again
             log.warning("game_claim_failed", game_id=game_id, **error_fields(exc))
 
     def _release_locally(self, game_id: str) -> None:
         self.held.pop(game_id, None)
+        self._claimed_at.pop(game_id, None)
         self.driver.drop(game_id)
         self.games.forget(game_id)
 
     def _lost(self, game_id: str) -> None:
         """The driver found the lease gone while writing: stop, and let the tick re-check."""
         self.held.pop(game_id, None)
+        self._claimed_at.pop(game_id, None)
         self.games.forget(game_id)
         self._wake.set()
 
     def _over(self, game_id: str) -> None:
         """A driven game ended: its lease has nothing left to guard."""
+        self._claimed_at.pop(game_id, None)
         if self.held.pop(game_id, None) is not None:
             asyncio.get_running_loop().create_task(self._delete(game_id))
 
     async def _delete(self, game_id: str) -> None:
         try:
-            await asyncio.to_thread(self.store.delete_lease, GAME_LEASE + game_id)
+            await self._io(self.store.delete_lease, GAME_LEASE + game_id)
         except Exception as exc:  # harmless: an expired lease of a finished game is ignored
             log.info("lease_delete_failed", game_id=game_id, **error_fields(exc))
 

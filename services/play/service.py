@@ -211,9 +211,14 @@ class GameService:
     ) -> list[GameInfo]:
         return await asyncio.to_thread(self._list, status, player, limit, offset)
 
+    def live_ids(self) -> list[str]:
+        """Every live game's id (blocking: call from a worker thread)."""
+        query = select(col(GameRow.id)).where(col(GameRow.status) == "live")
+        with Session(self.read_engine) as session:
+            return list(session.execute(query).scalars().all())
+
     async def live_game_ids(self) -> list[str]:
-        infos = await asyncio.to_thread(self._list, "live", None, 1_000_000, 0)
-        return [i.id for i in infos]
+        return await asyncio.to_thread(self.live_ids)
 
     # --- tables -----------------------------------------------------------------------
 

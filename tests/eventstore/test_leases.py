@@ -131,6 +131,23 @@ def test_a_free_lease_is_taken_at_epoch_1_and_refused_to_others_while_valid(env:
 
 
 @on_both
+def test_many_leases_are_taken_in_one_call_and_those_held_by_others_are_left(env: Env) -> None:
+    store = env.store
+    held = store.acquire_lease("game-2", "b", LONG)
+    mine = store.acquire_lease("game-3", "a", LONG)
+    assert held is not None and mine is not None
+    taken = store.acquire_leases(["game-3", "game-1", "game-2", "game-1", "game-4"], "a", LONG)
+    assert [x.name for x in taken] == ["game-1", "game-3", "game-4"]  # once each, by name
+    assert all(x.owner == "a" for x in taken)
+    assert next(x for x in taken if x.name == "game-3").epoch == mine.epoch  # renewed, kept
+    assert store.leases("game-2") == [held]
+    assert store.acquire_leases([], "a", LONG) == []
+    with pytest.raises(InvalidNameError):
+        store.acquire_leases(["game-5", ""], "a", LONG)
+    assert store.leases("game-5") == []
+
+
+@on_both
 def test_after_expiry_another_owner_takes_it_at_the_next_epoch(env: Env) -> None:
     store = env.store
     a = store.acquire_lease("game-1", "a", SHORT)
