@@ -213,11 +213,12 @@ class ServiceGames:
         )
 
     async def ensure_live(self, game_id: str) -> None:
-        """A game whose stream exists but whose row still says `created` (a crash between the
-        two writes) is marked live and handed to the driver."""
+        """A game whose stream exists but whose row still says `created` (the index behind the
+        feed, or a crash before the driver got it) is brought up to date and handed to the
+        driver."""
         row = await asyncio.to_thread(self.games._row, game_id)
         if row is not None and row.status == "created" and self.games.repo.exists(game_id):
-            await asyncio.to_thread(self.games._set_status, game_id, "live")
+            await asyncio.to_thread(self.games.catch_up)
             for callback in self.games.on_start:
                 callback(game_id)
             log.info("tournament_game_resumed", game_id=game_id)
