@@ -289,13 +289,15 @@ class GamesProjection:
 
     def _opened(self, conn: Connection, columns: dict[str, Any], r: RecordedEvent) -> None:
         game_id = columns["id"]
-        status = self._phase(conn, game_id) or "created"
         exists = conn.execute(select(GAMES_TABLE.c.id).where(GAMES_TABLE.c.id == game_id)).first()
-        values = {**columns, "status": status, "updated_at": r.recorded_at}
         if exists is None:
+            # The game may have started (or ended) before its table event: a table of an
+            # older release, turned into an event at the upgrade.
+            status = self._phase(conn, game_id) or "created"
+            values = {**columns, "status": status, "updated_at": r.recorded_at}
             conn.execute(insert(GAMES_TABLE), values)
-        else:
-            conn.execute(update(GAMES_TABLE).where(GAMES_TABLE.c.id == game_id).values(values))
+        else:  # applied again: the status and its time stay as the later events left them
+            conn.execute(update(GAMES_TABLE).where(GAMES_TABLE.c.id == game_id).values(columns))
         conn.execute(delete(SEATS_TABLE).where(SEATS_TABLE.c.game_id == game_id))
         seats = orjson.loads(columns["seats"])
         conn.execute(
