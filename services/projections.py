@@ -24,7 +24,9 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any, Protocol
 
 import orjson
@@ -33,8 +35,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from domain.events import GameCreated, GameEnded, from_payload
 from eventstore import NO_STREAM, EventStore, NewEvent, RecordedEvent, VersionConflict
-from services.db.models import GameRow, GameSeatRow, GameStreamRow
+from services.db.models import GameRow, GameSeatRow, GameStreamRow, RatingRow
 from services.observability import error_fields, get_logger
+from tournament import events as tevents
+from tournament.ratings import Identity, RatedGame, Rating, Ratings, rate_game, rated_games
 
 log = get_logger("king.projections")
 
@@ -43,6 +47,8 @@ TABLE_TYPE = "table"
 TABLE_OPENED = "table_opened"
 GAME_PREFIX = "game-"
 GAMES = "king-games"  # the games projection's name in the `projections` table
+RATINGS = "king-ratings"
+TOURNAMENT_PREFIX = "tournament-"  # tournament.runner.STREAM_PREFIX
 BATCH = 1000
 RETRIES = 5
 _LEGACY_IDS = uuid.UUID("6b696e67-2d74-6162-6c65-2d6f70656e65")  # uuid5 namespace
@@ -50,6 +56,7 @@ _LEGACY_IDS = uuid.UUID("6b696e67-2d74-6162-6c65-2d6f70656e65")  # uuid5 namespa
 GAMES_TABLE: Table = GameRow.__table__  # type: ignore[attr-defined]
 SEATS_TABLE: Table = GameSeatRow.__table__  # type: ignore[attr-defined]
 STREAMS_TABLE: Table = GameStreamRow.__table__  # type: ignore[attr-defined]
+RATINGS_TABLE: Table = RatingRow.__table__  # type: ignore[attr-defined]
 
 
 class Projection(Protocol):
@@ -348,10 +355,105 @@ class GamesProjection:
         )
 
 
+class RatingsProjection:
+    """The ratings (tournament.ratings) of every bot identity, from the tournaments' events:
+    each `game_recorded` rates its game under the identities its tournament gives the seats,
+    in feed order. A tournament's state is kept between batches and read again (up to the
+    event) only after a restart or a gap."""
+
+    name = RATINGS
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._states: dict[str, tevents.TournamentState] = {}
+
+    def clear(self, conn: Connection) -> None:
+        conn.execute(delete(RATINGS_TABLE))
+        self._states.clear()
+
+    def _before(self, tid: str, version: int) -> tevents.TournamentState:
+        state = self._states.get(tid)
+        if state is not None and state.version == version - 1:
+            return state
+        state = tevents.TournamentState()
+        if version > 1:
+            for r in self.store.read_stream(TOURNAMENT_PREFIX + tid, to_version=version - 1):
+                state = tevents.apply(state, tevents.from_payload(r.type, r.payload))
+        return state
+
+    def apply(self, conn: Connection, batch: Sequence[RecordedEvent]) -> set[str]:
+        changed: set[str] = set()
+        for r in batch:
+            if not r.stream_id.startswith(TOURNAMENT_PREFIX) or r.type not in tevents.EVENT_TYPES:
+                continue
+            tid = r.stream_id[len(TOURNAMENT_PREFIX) :]
+            try:
+                state = tevents.apply(
+                    self._before(tid, r.version), tevents.from_payload(r.type, r.payload)
+                )
+            except (ValueError, KeyError, TypeError):  # a tournament that does not replay
+                self._states.pop(tid, None)
+                log.warning("projection_skipped_event", position=r.position, type=r.type)
+                continue
+            self._states[tid] = state
+            if r.type == tevents.GameRecorded.TYPE and state.created is not None:
+                games, who = rated_games(replace(state, results=state.results[-1:]))
+                changed |= self._rate(conn, games[0], who, r.position)
+        return changed
+
+    @staticmethod
+    def _rate(
+        conn: Connection, game: RatedGame, who: dict[str, Identity], position: int
+    ) -> set[str]:
+        ids = list(dict.fromkeys(game.players))
+        rows = {
+            row.id: row
+            for row in conn.execute(select(RATINGS_TABLE).where(RATINGS_TABLE.c.id.in_(ids)))
+        }
+        if any(row.position >= position for row in rows.values()):
+            return set()  # applied already
+        before = Ratings(
+            MappingProxyType({i: Rating(row.mu, row.sigma, row.games) for i, row in rows.items()})
+        )
+        after = rate_game(before, game)
+        for i in ids:
+            rating = after.by_id.get(i)
+            if rating is None or (i in rows and rating == before.by_id[i]):
+                continue
+            ident = who.get(i) or Identity(i, i, "player")
+            values = {
+                "name": ident.name,
+                "kind": ident.kind,
+                "mu": rating.mu,
+                "sigma": rating.sigma,
+                "games": rating.games,
+                "position": position,
+            }
+            if i in rows:
+                conn.execute(update(RATINGS_TABLE).where(RATINGS_TABLE.c.id == i).values(values))
+            else:
+                conn.execute(insert(RATINGS_TABLE), {"id": i, **values})
+        return set(ids)
+
+
+def read_ratings(conn: Connection) -> tuple[Ratings, dict[str, Identity]]:
+    """The ratings projection's rows as `Ratings` and the identities they belong to."""
+    table: dict[str, Rating] = {}
+    who: dict[str, Identity] = {}
+    for row in conn.execute(select(RATINGS_TABLE)):
+        table[row.id] = Rating(row.mu, row.sigma, row.games)
+        who[row.id] = Identity(row.id, row.name, row.kind)
+    return Ratings(MappingProxyType(table)), who
+
+
 def games_projector(store: EventStore) -> Projector:
     return Projector(store, GamesProjection(), before_first=open_legacy_tables)
 
 
+def ratings_projector(store: EventStore) -> Projector:
+    return Projector(store, RatingsProjection(store))
+
+
 def projectors(store: EventStore) -> list[Projector]:
     """Every projection of the service, for `king db rebuild-projections`."""
-    return [games_projector(store)]
+    return [games_projector(store), ratings_projector(store)]

@@ -75,10 +75,27 @@ class GameStreamRow(SQLModel, table=True):
     ended_position: int | None = None
 
 
+class RatingRow(SQLModel, table=True):
+    """Every bot identity's rating (tournament.ratings), folded from the tournaments'
+    `game_recorded` events in feed order (a projection). `position`: the feed position of the
+    last game that moved it, so a game applied twice counts once."""
+
+    __tablename__ = "king_ratings"
+
+    id: str = Field(primary_key=True, max_length=300)
+    name: str = Field(max_length=300)
+    kind: str = Field(max_length=20)
+    mu: float
+    sigma: float
+    games: int
+    position: int
+
+
 APP_TABLES = (
     PlayerRow.__table__,  # type: ignore[attr-defined]
     TokenRow.__table__,  # type: ignore[attr-defined]
     GameRow.__table__,  # type: ignore[attr-defined]
     GameSeatRow.__table__,  # type: ignore[attr-defined]
     GameStreamRow.__table__,  # type: ignore[attr-defined]
+    RatingRow.__table__,  # type: ignore[attr-defined]
 )

@@ -267,3 +267,42 @@ def test_the_page_audits_a_changed_stream_again(make_settings: SettingsFactory) 
         page = client.get("/games/done-2?lang=en")
         assert page.status_code == 200
         assert FAILED in page.text and PASSED not in page.text
+
+
+# --- the ratings ----------------------------------------------------------------------------
+
+
+def test_the_ratings_projection_equals_the_fold_and_its_rebuild(
+    make_settings: SettingsFactory,
+) -> None:
+    """The ratings table, folded as the feed goes, gives the leaderboard that folding every
+    tournament's recorded games gives (tournaments played one after another, so feed order is
+    tournament order); rebuilt from zero it is the same, row for row."""
+    from services.container import build_services
+    from services.database import open_store
+    from tournament.ratings import fold, leaderboard, rated_games
+    from tournament.runner import TournamentRunner, parse_players
+
+    settings_ = make_settings()
+    with open_store(settings_) as store:
+        desk = build_services(settings_, store).tournaments
+        assert desk is not None
+        local = TournamentRunner(store)
+        local.create("one", parse_players("random*2,heuristic*2"), rounds=2, seed="a")
+        local.run("one")
+        assert len(desk.leaderboard(100, 0)) == 2
+        local.create("two", parse_players("random*3,heuristic"), rounds=1, seed="b")
+        local.run("two")
+        games, who = [], {}
+        for tid in ("one", "two"):
+            rated, named = rated_games(local.load(tid))
+            games.extend(rated)
+            who.update(named)
+        expected = leaderboard(fold(games), 100, 0, who)
+        assert desk.leaderboard(100, 0) == expected
+        with store.engines.read.connect() as conn:
+            live = sorted(conn.execute(sa.text("SELECT * FROM king_ratings")).all())
+        assert rebuild_projections(settings_)["king-ratings"] == store.head_position()
+        with store.engines.read.connect() as conn:
+            assert sorted(conn.execute(sa.text("SELECT * FROM king_ratings")).all()) == live
+        assert desk.leaderboard(100, 0) == expected

@@ -1,7 +1,7 @@
-"""Each game stream's progress and result, for the games projection (services.projections).
+"""Each game stream's progress and result, and the ratings, as projections (services.projections).
 
-The table starts empty: the projection's position starts at 0, so the first process (or
-`king db rebuild-projections`) fills it, and the games index, from the feed.
+The tables start empty: the projections' positions start at 0, so the first process (or
+`king db rebuild-projections`) fills them, and the games index, from the feed.
 
 Revision ID: king0003
 Revises: king0002
@@ -31,6 +31,18 @@ def upgrade() -> None:
         sa.Column("ended_position", sa.Integer(), nullable=True),
     )
 
+    op.create_table(
+        "king_ratings",
+        sa.Column("id", sa.String(300), primary_key=True),
+        sa.Column("name", sa.String(300), nullable=False),
+        sa.Column("kind", sa.String(20), nullable=False),
+        sa.Column("mu", sa.Float(), nullable=False),
+        sa.Column("sigma", sa.Float(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.Column("position", sa.Integer(), nullable=False),
+    )
+
 
 def downgrade() -> None:
+    op.drop_table("king_ratings")
     op.drop_table("king_game_streams")
