@@ -164,6 +164,7 @@ class Projector:
         self.listeners: list[Callable[[set[str]], None]] = []
         self._lock = threading.Lock()
         self.position = 0
+        self._empty_folded = False  # position 0 already applied (an empty feed): skip the write
 
     def catch_up(self, *, raise_errors: bool = False) -> int:
         """Fold the feed up to its head; the position reached."""
@@ -183,6 +184,7 @@ class Projector:
         with self._lock:
             self.store.reset_projection(self.projection.name)
             self.position = 0
+            self._empty_folded = False
             return self._catch_up()
 
     def _catch_up(self) -> int:
@@ -193,7 +195,7 @@ class Projector:
             if start == 0 and self.before_first is not None:
                 self.before_first(self.store)
             batch = self.store.read_all(start + 1, limit=self.batch_size)
-            if not batch and start > 0:
+            if not batch and (start > 0 or self._empty_folded):
                 self.position = start
                 return start
             try:
@@ -207,6 +209,7 @@ class Projector:
             if changed is None:
                 continue  # someone else moved the position meanwhile
             self.position = batch[-1].position if batch else start
+            self._empty_folded = not batch
             if changed:
                 for listener in self.listeners:
                     listener(changed)

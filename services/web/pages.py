@@ -207,6 +207,8 @@ def _round_tables(services: Any, state: Any) -> list[dict[str, Any]]:
     ]
     open_ids = [str(t["game_id"]) for ts in planned for t in ts]
     open_ids = [g for g in open_ids if g not in results]
+    if open_ids:
+        services.games.catch_up()  # the index may not know yet of another process's starts
     statuses = index_statuses(services.games.read_engine, open_ids) if open_ids else {}
     for gid in open_ids:
         if gid not in statuses:  # played by a runner outside the service: not indexed
