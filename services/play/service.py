@@ -180,12 +180,12 @@ class GameService:
         return self.projector.catch_up()
 
     def _row(self, game_id: str) -> GameRow | None:
+        # Caught up first: the feed may hold a start or an end written by another process
+        # (the watcher drops a game's cached info when it sees the end; this read then must
+        # not cache the status from before it).
+        self.catch_up()
         with Session(self.read_engine) as session:
-            row = session.get(GameRow, game_id)
-        if row is None and self.catch_up() > 0:  # maybe just made, here or elsewhere
-            with Session(self.read_engine) as session:
-                row = session.get(GameRow, game_id)
-        return row
+            return session.get(GameRow, game_id)
 
     async def info(self, game_id: str) -> GameInfo:
         cached = self._infos.get(game_id)
