@@ -17,8 +17,8 @@ from eventstore import EventStore, SchemaError, StoreSettings
 from eventstore import migrate as store_migrate
 from eventstore.backends import create_engines
 from services.db import migrate as app_migrate
-from services.db.seats import fill_missing_seats
 from services.errors import UserError
+from services.projections import projectors
 from services.settings import Settings
 
 
@@ -43,9 +43,11 @@ def upgrade_all(settings: Settings) -> None:
         engines = create_engines(url, store_settings(settings))
         try:
             app_migrate.upgrade_engines(engines)
-            fill_missing_seats(engines.write)
         finally:
             engines.dispose()
+        with EventStore.open(url, settings=store_settings(settings), create=False) as store:
+            for projector in projectors(store):  # old index rows become table events here
+                projector.catch_up(raise_errors=True)
     except (SQLAlchemyError, OSError, ValueError) as exc:
         raise UserError(f"cannot upgrade the database: {_first_line(exc)}") from None
 
@@ -70,7 +72,7 @@ def open_store(settings: Settings) -> EventStore:
             raise UserError(
                 "the service's tables are not at the current schema: run `king db upgrade`"
             )
-        fill_missing_seats(store.engines.write)
+        catch_up(store)
     except SQLAlchemyError as exc:
         store.close()
         raise UserError(f"cannot open the service's tables: {_first_line(exc)}") from None
@@ -78,6 +80,25 @@ def open_store(settings: Settings) -> EventStore:
         store.close()
         raise
     return store
+
+
+def catch_up(store: EventStore) -> None:
+    """Bring every projection up to the feed's head (at start; a failure is logged and the
+    next read tries again)."""
+    for projector in projectors(store):
+        projector.catch_up()
+
+
+def rebuild_projections(settings: Settings) -> dict[str, int]:
+    """`king db rebuild-projections`: reset every projection and fold the feed from zero; the
+    position each reached."""
+    store = open_store(settings)
+    try:
+        return {p.projection.name: p.rebuild() for p in projectors(store)}
+    except SQLAlchemyError as exc:
+        raise UserError(f"cannot rebuild the projections: {_first_line(exc)}") from None
+    finally:
+        store.close()
 
 
 def _is_current(settings: Settings) -> bool:

@@ -21,7 +21,7 @@ from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
 from services.schemas import Problem, StrikeOut
-from tournament.games import GameBusy, GameNotFound
+from tournament.games import GameBusy, GameFailed, GameNotFound
 
 PROBLEM_JSON = "application/problem+json"
 BUSY_RETRY_SECONDS = 1
@@ -143,6 +143,8 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     BadBotUrl: _simple(400, "bad bot URL"),
     Forbidden: _simple(403, "forbidden"),
     GameNotFound: _simple(404, "not found"),
+    # A stored game that does not replay: its own requests say so; nothing else depends on it.
+    GameFailed: _simple(409, "game failed"),
     # An id no stream can have (too long, bad characters) names nothing that exists.
     InvalidStreamIdError: _simple(404, "not found"),
     InvalidEventError: _simple(400, "bad request"),

@@ -40,6 +40,7 @@ from services.identity import PlayerService, Principal
 from services.observability import error_fields, get_logger
 from services.play.house import HOUSE_PREFIX, check_house, house_owner
 from services.play.service import Conflict, GameService
+from services.projections import ratings_projector, read_ratings
 from services.settings import Settings
 from tournament.events import ManualPairing, TournamentState, to_payload
 from tournament.games import GameExists, GameRepository
@@ -47,13 +48,8 @@ from tournament.pairing.export import input_to_json, round_to_json, schedule_to_
 from tournament.pairing.round_robin import RoundRobinInput, schedule
 from tournament.planning import check_manual, current_standings, is_last_round, swiss_input
 from tournament.ratings import (
-    Identity,
     LeaderboardRow,
-    RatedGame,
-    Ratings,
-    fold,
     leaderboard,
-    rated_games,
 )
 from tournament.runner import (
     GameFactory,
@@ -207,11 +203,12 @@ class ServiceGames:
         )
 
     async def ensure_live(self, game_id: str) -> None:
-        """A game whose stream exists but whose row still says `created` (a crash between the
-        two writes) is marked live and handed to the driver."""
+        """A game whose stream exists but whose row still says `created` (the index behind the
+        feed, or a crash before the driver got it) is brought up to date and handed to the
+        driver."""
         row = await asyncio.to_thread(self.games._row, game_id)
         if row is not None and row.status == "created" and self.games.repo.exists(game_id):
-            await asyncio.to_thread(self.games._set_status, game_id, "live")
+            await asyncio.to_thread(self.games.catch_up)
             for callback in self.games.on_start:
                 callback(game_id)
             log.info("tournament_game_resumed", game_id=game_id)
@@ -255,10 +252,7 @@ class TournamentDesk:
         # Round-robin plans' method and balance by their canonical input (a plan is a pure
         # function of it, and a search can take a while): kept for the pairings read model.
         self._plans: dict[str, dict[str, Any]] = {}
-        # The last leaderboard fold, under the tournament streams' versions it was made from.
-        self._ratings: tuple[tuple[tuple[str, int], ...], Ratings, dict[str, Identity]] | None = (
-            None
-        )
+        self._ratings = ratings_projector(store)
 
     def _factory_for_runner(self) -> GameFactory:
         return self.factory
@@ -526,19 +520,13 @@ class TournamentDesk:
     def leaderboard(self, limit: int, min_games: int) -> tuple[LeaderboardRow, ...]:
         """Ratings over every recorded game, by bot identity (tournament.ratings): a service
         player by its id, a builtin strategy (entrants and house bots alike) as
-        `house:<strategy>`. Refolded only when a tournament's stream has moved since the last
-        call (one version read per tournament, not a replay of each)."""
-        key = tuple((tid, self.store.stream_version(tournament_stream(tid))) for tid in self.ids())
-        cached = self._ratings
-        if cached is None or cached[0] != key:
-            games: list[RatedGame] = []
-            who: dict[str, Identity] = {}
-            for tid, _version in key:
-                rated, named = rated_games(self.runner.load(tid))
-                games.extend(rated)
-                who.update(named)  # a later tournament's name for an id wins
-            cached = self._ratings = (key, fold(games), who)
-        return leaderboard(cached[1], limit, min_games, cached[2])
+        `house:<strategy>`. Read from the ratings projection (services.projections), caught up
+        first: only the feed's events since the last call are folded, never a tournament
+        replayed per request."""
+        self._ratings.catch_up()
+        with self.store.engines.read.connect() as conn:
+            ratings, who = read_ratings(conn)
+        return leaderboard(ratings, limit, min_games, who)
 
 
 def _schedule_report(doc: dict[str, Any], plans: dict[str, dict[str, Any]]) -> dict[str, Any]:

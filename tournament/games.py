@@ -50,6 +50,16 @@ class GameNotFound(LookupError):
     """No stream for this game id."""
 
 
+class GameFailed(ValueError):
+    """A stored game that does not replay: its rows were changed or damaged. The reason names
+    the first event that does not apply (its version and type), never a card."""
+
+    def __init__(self, game_id: str, reason: str) -> None:
+        super().__init__(f"game {game_id!r} does not load: {reason}")
+        self.game_id = game_id
+        self.reason = reason
+
+
 class GameExists(ValueError):
     """A game with this id was created already."""
 
@@ -147,11 +157,18 @@ class GameRepository:
         with self._lock:
             cached = self._cache.get(game_id)
         state = cached if cached is not None else GameState()
-        recorded = self.store.read_stream(stream_id(game_id), from_version=state.version + 1)
+        try:
+            recorded = self.store.read_stream(stream_id(game_id), from_version=state.version + 1)
+        except ValueError:  # a payload that is no longer JSON
+            raise GameFailed(game_id, "its stored events cannot be read") from None
         if not recorded and state.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
         for r in recorded:
-            state = apply(state, to_domain_event(r))
+            try:
+                state = apply(state, to_domain_event(r))
+            except (ValueError, KeyError, TypeError):  # InconsistentEvent, MalformedEvent, ...
+                reason = f"event v{r.version} ({r.type}) does not apply to the game's state"
+                raise GameFailed(game_id, reason) from None
         self._remember(game_id, state)
         return state
 

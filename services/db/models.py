@@ -31,7 +31,9 @@ class TokenRow(SQLModel, table=True):
 
 
 class GameRow(SQLModel, table=True):
-    """The games index: one row per table, with what the driver needs to run it."""
+    """The games index: one row per table, with what the driver needs to run it. A projection
+    of the feed (services.projections): `table_opened` events make the rows, the game streams'
+    `game_created` and `game_ended` move their status."""
 
     __tablename__ = "king_games"
 
@@ -47,7 +49,8 @@ class GameRow(SQLModel, table=True):
 
 
 class GameSeatRow(SQLModel, table=True):
-    """Who sat where when the table was made: finds a player's games without reading them all."""
+    """Who sat where when the table was made: finds a player's games without reading them all
+    (a projection, with the games index)."""
 
     __tablename__ = "king_game_seats"
 
@@ -56,9 +59,43 @@ class GameSeatRow(SQLModel, table=True):
     player_id: str = Field(index=True, max_length=60)
 
 
+class GameStreamRow(SQLModel, table=True):
+    """Every game stream's progress and result, from its `game_created` and `game_ended`
+    events (a projection): the home page's leaderboard and the index's status read it, so no
+    request replays a game to learn how it ended. `ladder`: JSON list of fractions as text."""
+
+    __tablename__ = "king_game_streams"
+
+    game_id: str = Field(primary_key=True, max_length=200)
+    phase: str = Field(max_length=10)  # "live" | "over"
+    players: str = Field(max_length=1000)  # JSON list of the four seat owners at the start
+    totals: str | None = Field(default=None, max_length=200)
+    winners: str | None = Field(default=None, max_length=100)
+    ladder: str | None = Field(default=None, max_length=400)
+    ended_position: int | None = None
+
+
+class RatingRow(SQLModel, table=True):
+    """Every bot identity's rating (tournament.ratings), folded from the tournaments'
+    `game_recorded` events in feed order (a projection). `position`: the feed position of the
+    last game that moved it, so a game applied twice counts once."""
+
+    __tablename__ = "king_ratings"
+
+    id: str = Field(primary_key=True, max_length=300)
+    name: str = Field(max_length=300)
+    kind: str = Field(max_length=20)
+    mu: float
+    sigma: float
+    games: int
+    position: int
+
+
 APP_TABLES = (
     PlayerRow.__table__,  # type: ignore[attr-defined]
     TokenRow.__table__,  # type: ignore[attr-defined]
     GameRow.__table__,  # type: ignore[attr-defined]
     GameSeatRow.__table__,  # type: ignore[attr-defined]
+    GameStreamRow.__table__,  # type: ignore[attr-defined]
+    RatingRow.__table__,  # type: ignore[attr-defined]
 )

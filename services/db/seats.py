@@ -1,8 +1,8 @@
 """Repair of the seats index: games whose row has no seat rows get them.
 
-New tables write their seats with the row. A game created by a process of a release before the
-index (during a rolling upgrade) has none; `king db upgrade` and every process start fill them
-in, so a player's game list is complete again once the rollout has finished.
+No longer run by the service: the seats index is now a projection of the feed
+(services.projections), and rows of older releases become `table_opened` events before the
+projection's first fold. Kept for tools and tests that check an index by hand.
 """
 
 from __future__ import annotations

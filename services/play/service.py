@@ -42,6 +42,7 @@ from services.observability import Metrics, get_logger
 from services.play.house import HouseBots, check_house, house_owner, is_house
 from services.play.notifier import Notifier
 from services.play.views import ViewCache
+from services.projections import games_projector, open_table, table_event
 from services.settings import Settings
 from tournament.games import (
     GameExists,
@@ -159,6 +160,10 @@ class GameService:
         self._tails: dict[str, list[RecordedEvent]] = {}
         self._states: dict[str, GameState] = {}
         self.on_start: list[Any] = []  # callbacks(game_id) run when a game starts
+        # The games index is a projection of the feed: caught up after this process's writes
+        # and before each read of the index, so it answers with every write committed so far.
+        self.projector = games_projector(repo.store)
+        self.projector.listeners.append(self._changed)
 
     # --- the games index --------------------------------------------------------------
 
@@ -168,7 +173,19 @@ class GameService:
             lock = self._locks[game_id] = asyncio.Lock()
         return lock
 
+    def _changed(self, game_ids: set[str]) -> None:
+        for game_id in game_ids:
+            self._infos.pop(game_id, None)
+
+    def catch_up(self) -> int:
+        """Bring the games index up to the feed's head (blocking); the position reached."""
+        return self.projector.catch_up()
+
     def _row(self, game_id: str) -> GameRow | None:
+        # Caught up first: the feed may hold a start or an end written by another process
+        # (the watcher drops a game's cached info when it sees the end; this read then must
+        # not cache the status from before it).
+        self.catch_up()
         with Session(self.read_engine) as session:
             return session.get(GameRow, game_id)
 
@@ -183,19 +200,10 @@ class GameService:
         self._infos[game_id] = info
         return info
 
-    def _set_status(self, game_id: str, status: str) -> None:
-        with Session(self.engine) as session:
-            row = session.get(GameRow, game_id)
-            if row is not None and row.status != status:
-                row.status = status
-                row.updated_at = datetime.now(UTC)
-                session.add(row)
-                session.commit()
-        self._infos.pop(game_id, None)
-
     def _list(
         self, status: str | None, player: str | None, limit: int, offset: int
     ) -> list[GameInfo]:
+        self.catch_up()
         query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id)  # type: ignore[attr-defined]
         if status is not None:
             query = query.where(GameRow.status == status)  # type: ignore[arg-type]
@@ -257,28 +265,39 @@ class GameService:
         seconds = self.settings.decision_seconds if decision_seconds is None else decision_seconds
         if not MIN_DECISION_SECONDS <= seconds <= 3600:
             raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
-        now = datetime.now(UTC)
-        row = GameRow(
-            id=game_id,
-            status="created",
-            seats=orjson.dumps(list(seats)).decode(),
-            rules=orjson.dumps(parsed.changes()).decode(),
-            decision_ms=round(seconds * 1000),
-            client_seed=client_seed,
-            created_by=principal.player_id or "admin",
-            created_at=now,
-            updated_at=now,
+        created_by = principal.player_id or "admin"
+        event = table_event(
+            game_id,
+            list(seats),
+            parsed.changes(),
+            round(seconds * 1000),
+            client_seed,
+            created_by,
+            datetime.now(UTC),
         )
-        with Session(self.engine) as session:
-            if session.get(GameRow, game_id) is not None or self.repo.exists(game_id):
-                raise Conflict(f"game {game_id!r} exists already")
-            session.add(row)
-            session.add_all(
-                GameSeatRow(game_id=game_id, seat=seat, player_id=owner)
-                for seat, owner in enumerate(seats)
+        if self.repo.exists(game_id) or self._legacy_row(game_id):
+            raise Conflict(f"game {game_id!r} exists already")
+        if not open_table(self.repo.store, event):
+            raise Conflict(f"game {game_id!r} exists already")
+        self.catch_up()  # read-your-writes: the index lists the table from now on
+        row = self._row(game_id)
+        if row is None:  # the index could not catch up (logged): answer from the event
+            return GameInfo(
+                game_id,
+                "created",
+                tuple(seats),
+                parsed.changes(),
+                round(seconds * 1000),
+                client_seed,
+                created_by,
+                datetime.fromisoformat(str(event.payload["created_at"])),
             )
-            session.commit()
-            return _info(row)
+        return _info(row)
+
+    def _legacy_row(self, game_id: str) -> bool:
+        """An index row without a table stream: written by a release before the projection."""
+        with Session(self.read_engine) as session:
+            return session.get(GameRow, game_id) is not None
 
     async def create_table(
         self,
@@ -321,7 +340,8 @@ class GameService:
                 )
             except GameExists as exc:
                 raise Conflict(str(exc)) from None
-            await asyncio.to_thread(self._set_status, game_id, "live")
+            await asyncio.to_thread(self.catch_up)  # the index says "live" from now on
+            self._infos.pop(game_id, None)
         self.metrics.appends.inc(state.version)
         await self.info(game_id)
         self.publish_turn(game_id, state)
@@ -335,7 +355,7 @@ class GameService:
     async def mark_over(self, game_id: str) -> None:
         info = await self.info(game_id)
         if info.status != "over":
-            await asyncio.to_thread(self._set_status, game_id, "over")
+            await asyncio.to_thread(self.catch_up)  # the game's end moves its index row
             self.release(game_id)
             self.notifier.games_changed()
             log.info("game_over", game_id=game_id)

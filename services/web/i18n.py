@@ -99,6 +99,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "status_created": ("bekliyor", "waiting"),
     "status_live": ("sürüyor", "live"),
     "status_over": ("bitti", "over"),
+    "status_failed": ("okunamadı", "failed"),
+    "game_failed": (
+        "Bu oyunun kayıtlı olayları tekrar oynatılamıyor",
+        "This game's stored events do not replay",
+    ),
     "created_at": ("Açılış", "Created"),
     "watch": ("İzle", "Watch"),
     "play": ("Oyna", "Play"),

@@ -22,8 +22,8 @@ from services.web.i18n import (
     pick_lang,
     words,
 )
-from services.web.tables import describe, index_statuses, live_line
-from tournament.games import GameNotFound
+from services.web.tables import describe, index_statuses, live_line, results_of
+from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
 
 try:  # the tournament code may be absent in a trimmed build: its pages then skip
     from tournament.planning import current_standings
@@ -33,10 +33,11 @@ except ImportError:  # pragma: no cover
 
 Req = Request[Any, Any, Any]
 LEADERBOARD_GAMES = 100
-AUDITS_KEPT = 256  # finished games' audit results kept (an audit re-reads the whole stream)
+# Finished games' replay audits kept, by (game, version, head hash). The hash chain is checked
+# afresh on every page (one read of the stream): rows changed in place fail it at once.
+AUDITS_KEPT = 256
 LIVE_TABLES_BUDGET_S = 1.0  # reading live tables' states for a tournament page stops here
-_AUDITS: OrderedDict[tuple[str, int], dict[str, object]] = OrderedDict()
-_BOARD: dict[str, Any] = {"key": None, "rows": []}
+_AUDITS: OrderedDict[tuple[object, ...], dict[str, object]] = OrderedDict()
 
 
 def _lang(request: Req) -> tuple[Lang, list[Cookie]]:
@@ -106,45 +107,64 @@ async def _game(services: Any, game_id: str) -> tuple[str, GameState | None]:
 
 
 def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:
-    key = ",".join(ids)
-    if _BOARD["key"] == key:
-        rows: list[dict[str, Any]] = _BOARD["rows"]
-        return rows
+    """Ladder points, wins, games and points of the people in `ids` (finished games), from the
+    games projection's results: no game is replayed."""
     table: dict[str, dict[str, Any]] = {}
-    for game_id in ids:
-        try:
-            state = services.repo.load(game_id)
-        except GameNotFound:
-            continue
-        result = state.result
-        if result is None:
-            continue
-        for seat, player in enumerate(state.players):
+    for result in results_of(services.games.read_engine, ids).values():
+        for seat, player in enumerate(result.players):
             if player.startswith("house:"):
                 continue
             row = table.setdefault(
                 player,
                 {"player": player, "ladder": Fraction(0), "wins": 0, "games": 0, "points": 0},
             )
-            row["ladder"] += Fraction(result.ladder_points[seat])
+            row["ladder"] += result.ladder[seat]
             row["wins"] += seat in result.winners
             row["games"] += 1
-            row["points"] += state.totals[seat]
+            row["points"] += result.totals[seat]
     rows = sorted(table.values(), key=lambda r: (-r["ladder"], -r["wins"], r["player"]))
     for r in rows:
         r["ladder_text"] = _points(r["ladder"])
-    _BOARD.update(key=key, rows=rows)
     return rows
 
 
-def _cached_audit(key: tuple[str, int]) -> dict[str, object] | None:
+def _audit(services: Any, game_id: str) -> dict[str, object]:
+    """The game's audit (blocking): the chain checked now, the replay audit cached under the
+    stream's version and head hash, so a changed stream is audited again."""
+    from domain.audit import audit_events
+
+    store = services.store
+    sid = stream_id(game_id)
+    chain = store.verify(sid)
+    info = store.stream_info(sid)
+    key = (game_id, chain.events_checked, info.head_hash if info else "")
+    if chain.ok:
+        cached = _cached_audit(key)
+        if cached is not None:
+            return cached
+    recorded = store.read_stream(sid)
+    report = audit_events(game_id, ((r.version, r.type, r.payload) for r in recorded))
+    audit = GameAudit(game_id, chain, report).to_dict()
+    if chain.ok:
+        _keep_audit(key, audit)
+    return audit
+
+
+def _safe_audit(services: Any, game_id: str) -> dict[str, object] | None:
+    try:
+        return _audit(services, game_id)
+    except (GameNotFound, ValueError):  # rows too damaged to read: the page says it failed
+        return None
+
+
+def _cached_audit(key: tuple[object, ...]) -> dict[str, object] | None:
     audit = _AUDITS.get(key)
     if audit is not None:
         _AUDITS.move_to_end(key)
     return audit
 
 
-def _keep_audit(key: tuple[str, int], audit: dict[str, object]) -> None:
+def _keep_audit(key: tuple[object, ...], audit: dict[str, object]) -> None:
     _AUDITS[key] = audit
     _AUDITS.move_to_end(key)
     while len(_AUDITS) > AUDITS_KEPT:
@@ -187,6 +207,8 @@ def _round_tables(services: Any, state: Any) -> list[dict[str, Any]]:
     ]
     open_ids = [str(t["game_id"]) for ts in planned for t in ts]
     open_ids = [g for g in open_ids if g not in results]
+    if open_ids:
+        services.games.catch_up()  # the index may not know yet of another process's starts
     statuses = index_statuses(services.games.read_engine, open_ids) if open_ids else {}
     for gid in open_ids:
         if gid not in statuses:  # played by a runner outside the service: not indexed
@@ -257,15 +279,19 @@ class WebController(Controller):
             status, state = await _game(services, game_id)
         except GameNotFound:
             return _not_found(request, "game")
+        except GameFailed as exc:
+            found = await asyncio.to_thread(_safe_audit, services, game_id)
+            return _page(
+                request,
+                "game.html",
+                {"game_id": game_id, "payload": None, "failed": exc.reason, "audit": found},
+            )
         if state is None:
             return _page(request, "game.html", {"game_id": game_id, "payload": None})
         payload = replay_payload(state, status)
         audit: dict[str, object] | None = None
         if status == "over":
-            audit = _cached_audit((game_id, state.version))
-            if audit is None:
-                audit = (await asyncio.to_thread(services.repo.audit, game_id)).to_dict()
-                _keep_audit((game_id, state.version), audit)
+            audit = await asyncio.to_thread(_safe_audit, services, game_id)
         return _page(
             request,
             "game.html",
@@ -281,7 +307,7 @@ class WebController(Controller):
     @get("/games/{game_id:str}/replay.json", name="web-game-data")
     async def game_data(self, game_id: FromPath[str], services: ServicesDep) -> dict[str, Any]:
         """The replay page's data (public record + per-trick winners and scores), for live
-        pages to refresh."""
+        pages to refresh. A game that does not load answers 409 with the reason."""
         status, state = await _game(services, game_id)
         if state is None:
             return {"game_id": game_id, "status": status, "deals": []}

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, select
 from sqlmodel import Session, col
 
 from domain.game import GameState, Phase
 from domain.view import public_view
-from services.db.models import GameRow
+from services.db.models import GameRow, GameStreamRow
 from services.web.i18n import contract_name
-from tournament.games import GameNotFound, GameRepository
+from tournament.games import GameFailed, GameNotFound, GameRepository
 
 TRICKS_PER_DEAL = 13
 CHUNK = 500  # ids per IN (...) query: well under every backend's parameter limit
@@ -33,6 +36,43 @@ def index_statuses(engine: Engine, game_ids: Iterable[str]) -> dict[str, str]:
                 col(GameRow.id).in_(ids[i : i + CHUNK])
             )
             out.update((gid, status) for gid, status in session.execute(query).all())
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game's result as the games projection keeps it."""
+
+    players: tuple[str, ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    ladder: tuple[Fraction, ...]
+
+
+def results_of(engine: Engine, game_ids: Iterable[str]) -> dict[str, GameResult]:
+    """The results of those of `game_ids` that are over, from `king_game_streams` (one query
+    per CHUNK ids). A row the projection could not fill completely is left out."""
+    ids = list(dict.fromkeys(game_ids))
+    out: dict[str, GameResult] = {}
+    table = GameStreamRow.__table__  # type: ignore[attr-defined]
+    with Session(engine) as session:
+        for i in range(0, len(ids), CHUNK):
+            query = select(table).where(
+                table.c.game_id.in_(ids[i : i + CHUNK]), table.c.phase == "over"
+            )
+            for row in session.execute(query).all():
+                try:
+                    players = tuple(orjson.loads(row.players))
+                    result = GameResult(
+                        players,
+                        tuple(orjson.loads(row.totals)),
+                        tuple(orjson.loads(row.winners)),
+                        tuple(Fraction(x) for x in orjson.loads(row.ladder)),
+                    )
+                except (ValueError, TypeError, ZeroDivisionError):
+                    continue
+                if len(players) == 4 and len(result.totals) == 4 and len(result.ladder) == 4:
+                    out[row.game_id] = result
     return out
 
 
@@ -69,6 +109,6 @@ def describe(
             break
         try:
             out[gid] = repo.load(gid)
-        except GameNotFound:
+        except (GameNotFound, GameFailed):  # a failed game shows its failure on its own page
             out[gid] = None
     return out

@@ -4,15 +4,15 @@ bot identities: every entrant of a strategy, in every tournament, is one row."""
 
 from __future__ import annotations
 
-from eventstore import EventStore
 from services.container import build_services
+from services.database import open_store
 from tests.service.conftest import SettingsFactory
 from tournament.runner import TournamentRunner, parse_players
 
 
 def test_the_leaderboard_follows_new_tournaments(make_settings: SettingsFactory) -> None:
     settings = make_settings()
-    with EventStore.open(settings.url) as store:
+    with open_store(settings) as store:  # the ratings are a projection: the service's tables
         desk = build_services(settings, store).tournaments
         assert desk is not None
         local = TournamentRunner(store)  # tournaments played here, read by the service's desk

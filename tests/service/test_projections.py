@@ -1,0 +1,308 @@
+"""The games index, the seats index and the games' results are a projection of the feed:
+rebuilt from zero they equal the live tables, any split of the feed into batches (applied
+twice or not) gives the same tables, and a corrupted stored game fails on its own pages only."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from litestar.testing import TestClient
+
+from eventstore import EventStore
+from services.app import create_app, services_of
+from services.cli import main
+from services.database import rebuild_projections
+from services.projections import (
+    GAMES,
+    GamesProjection,
+    Projector,
+    open_table,
+    table_event,
+)
+from tests.service.conftest import SettingsFactory
+from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_over
+from tournament.games import GameRepository
+
+HOUSE = ["house:random"] * 4
+PASSED = '<p class="ok">✔ Audit passed'
+FAILED = '<p class="bad">✘ Audit failed'
+TABLES = ("king_games", "king_game_seats", "king_game_streams")
+
+
+def snapshot(engine: sa.Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the projection's tables, in a fixed order (times as UTC text)."""
+
+    def norm(v: Any) -> Any:
+        if isinstance(v, datetime):
+            return (v if v.tzinfo else v.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+        return v
+
+    out = {}
+    with engine.connect() as conn:
+        for table in TABLES:
+            rows = conn.execute(sa.text(f"SELECT * FROM {table}")).all()
+            out[table] = sorted(tuple(norm(v) for v in row) for row in rows)
+    return out
+
+
+def play_some(client: TestClient[Any]) -> dict[str, str]:
+    """Two finished games, one live (a person to move) and one table not started."""
+    ada = create_player(client, "ada")
+    create_player(client, "bo")
+    made = {}
+    for gid, seats, extra in [
+        ("done-1", HOUSE, {}),
+        ("done-2", ["house:random", "house:heuristic", "house:random", "house:random"], {}),
+        ("live-1", ["ada", *HOUSE[:3]], {"decision_seconds": 600}),
+        ("later", ["bo", "ada", "house:random", "house:random"], {"start": False}),
+    ]:
+        body = {"seats": seats, "rules": {"mode": "short12"}, "id": gid, **extra}
+        r = client.post("/api/v1/games", json=body, headers=bearer(ada))
+        assert r.status_code == 201, r.text
+        made[gid] = r.json()["game"]["status"]
+    wait_over(client, "done-1")
+    wait_over(client, "done-2")
+    return made
+
+
+def test_projections_rebuilt_from_zero_equal_the_live_ones(
+    backend_settings: SettingsFactory,
+) -> None:
+    settings_ = backend_settings()
+    with TestClient(create_app(settings_)) as client:
+        made = play_some(client)
+        services = services_of(client.app)
+        services.games.catch_up()
+        engine = services.store.engines.write
+        live = snapshot(engine)
+        statuses = {row[0]: row[1] for row in live["king_games"]}
+        assert statuses == {
+            "done-1": "over",
+            "done-2": "over",
+            "live-1": "live",
+            "later": "created",
+        }
+        assert made["later"] == "created"
+        assert len(live["king_game_seats"]) == 16
+        ended = [r for r in live["king_game_streams"] if r[1] == "over"]
+        assert {r[0] for r in ended} == {"done-1", "done-2"}
+        # Emptied by hand, the tables are back after a rebuild, equal to what they were.
+        with engine.begin() as conn:
+            for table in TABLES:
+                conn.execute(sa.text(f"DELETE FROM {table}"))
+        position = rebuild_projections(settings_)[GAMES]
+        assert position == services.store.head_position()
+        assert snapshot(engine) == live
+        listed = client.get("/api/v1/games", params={"player": "bo"}).json()
+        assert [g["id"] for g in listed] == ["later"]
+
+
+def test_the_command_rebuilds(make_settings: SettingsFactory, capsys: Any) -> None:
+    settings_ = make_settings(run_driver=False)
+    with TestClient(create_app(settings_)) as client:
+        token = create_player(client, "ada")
+        r = client.post(
+            "/api/v1/games",
+            json={"seats": HOUSE, "start": False, "id": "t1"},
+            headers=bearer(token),
+        )
+        assert r.status_code == 201
+        engine = services_of(client.app).store.engines.write
+        before = snapshot(engine)
+    assert main(["db", "rebuild-projections", "--db", settings_.url]) == 0
+    assert "king-games rebuilt up to feed position" in capsys.readouterr().out
+    store = EventStore.open(settings_.url)
+    try:
+        assert snapshot(store.engines.write) == before
+        assert len(before["king_games"]) == 1
+    finally:
+        store.close()
+
+
+# --- any split of the feed gives the same projection -----------------------------------------
+
+
+def _feed_store() -> EventStore:
+    from services.db.migrate import upgrade_engines
+
+    store = EventStore.open("sqlite://")
+    upgrade_engines(store.engines)
+    repo = GameRepository(store)
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    for i, players in enumerate(
+        [["a", "b", "c", "d"], ["b", "c", "d", "e"], ["a", "house:random", "c", "e"]]
+    ):
+        gid = f"g{i}"
+        open_table(store, table_event(gid, players, {}, 1000, "", "admin", now))
+        repo.create(gid, players, server_seed=bytes([i]) * 32)
+    # a game stream without a table (a local runner's game), and a table never started
+    repo.create("runner-1", ["x", "y", "z", "w"], server_seed=b"\x09" * 32)
+    open_table(store, table_event("later", ["a", "b", "c", "d"], {}, 1000, "", "admin", now))
+    _finish(repo, "g1")
+    return store
+
+
+def _finish(repo: GameRepository, game_id: str) -> None:
+    from domain.game import Phase
+    from domain.view import seat_view
+
+    state = repo.load(game_id)
+    while state.phase is not Phase.OVER:
+        seat = state.to_move
+        assert seat is not None
+        state = repo.execute(game_id, seat_view(state, seat).legal[0].command(seat)).state
+
+
+FEED_STORE = _feed_store()
+FEED = FEED_STORE.read_all(1, limit=100_000)
+REFERENCE_PROJECTOR = Projector(FEED_STORE, GamesProjection())
+REFERENCE_PROJECTOR.rebuild()
+REFERENCE = snapshot(FEED_STORE.engines.write)
+
+
+def test_the_reference_projection_holds_what_the_feed_says() -> None:
+    statuses = {row[0]: row[1] for row in REFERENCE["king_games"]}
+    assert statuses == {"g0": "live", "g1": "over", "g2": "live", "later": "created"}
+    streams = {row[0]: row[1] for row in REFERENCE["king_game_streams"]}
+    assert streams == {"g0": "live", "g1": "over", "g2": "live", "runner-1": "live"}
+    assert len(REFERENCE["king_game_seats"]) == 16
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cuts=st.lists(st.integers(min_value=1, max_value=len(FEED) - 1), max_size=12),
+    again=st.lists(st.integers(min_value=0, max_value=12), max_size=3),
+)
+def test_any_split_of_the_feed_gives_the_same_projection(cuts: list[int], again: list[int]) -> None:
+    """Applied in batches split anywhere, each batch in its own transaction and some batches
+    twice (a crash after the writes, before the position), the tables come out the same."""
+    bounds = [0, *sorted(set(cuts)), len(FEED)]
+    batches = [FEED[a:b] for a, b in itertools.pairwise(bounds)]
+    projection = GamesProjection()
+    engine = FEED_STORE.engines.write
+    with engine.begin() as conn:
+        projection.clear(conn)
+    for i, batch in enumerate(batches):
+        for _ in range(1 + again.count(i)):
+            with engine.begin() as conn:
+                projection.apply(conn, batch)
+    try:
+        assert snapshot(engine) == REFERENCE
+    finally:
+        REFERENCE_PROJECTOR.rebuild()
+
+
+# --- a corrupted game ------------------------------------------------------------------------
+
+
+def _tamper(engine: sa.Engine, game_id: str, event_type: str) -> None:
+    """Change one stored payload in place (valid JSON, wrong content): replay and chain fail."""
+    with engine.begin() as conn:
+        row = conn.execute(
+            sa.text(
+                "SELECT position, payload FROM events WHERE stream_id = :s AND type = :t "
+                "ORDER BY version LIMIT 1"
+            ),
+            {"s": f"game-{game_id}", "t": event_type},
+        ).one()
+        payload = orjson.loads(row.payload)
+        payload["card"] = "SA" if payload["card"] != "SA" else "SK"
+        conn.execute(
+            sa.text("UPDATE events SET payload = :p WHERE position = :pos"),
+            {"p": orjson.dumps(payload).decode(), "pos": row.position},
+        )
+
+
+def test_a_corrupted_game_fails_on_its_own_pages_and_nowhere_else(
+    make_settings: SettingsFactory,
+) -> None:
+    settings_ = make_settings()
+    with TestClient(create_app(settings_)) as client:
+        play_some(client)
+        engine = services_of(client.app).store.engines.write
+    _tamper(engine := sa.create_engine(settings_.url), "done-1", "card_played")
+    engine.dispose()
+    with TestClient(create_app(settings_)) as client:  # a process that never saw it intact
+        page = client.get("/games/done-1?lang=en")
+        assert page.status_code == 200
+        assert 'id="game-failed"' in page.text and "does not apply" in page.text
+        assert FAILED in page.text and PASSED not in page.text
+        for path in ("/games/done-1/replay.json", "/api/v1/games/done-1/record"):
+            r = client.get(path)
+            assert r.status_code == 409, (path, r.text)
+            assert "does not load" in r.json()["detail"] and "Traceback" not in r.text
+        audit = client.get("/api/v1/games/done-1/audit", headers=ADMIN_HEADERS)
+        assert audit.status_code == 200 and audit.json()["ok"] is False
+        for path in (
+            "/",
+            "/?lang=en",
+            "/api/v1/games",
+            "/api/v1/games?status=over",
+            "/api/v1/games?player=ada",
+            "/api/v1/games/done-2",
+            "/games/done-2",
+            "/api/v1/games/done-2/record",
+            "/api/v1/leaderboard",
+            "/api/v1/tournaments",
+        ):
+            assert client.get(path).status_code == 200, path
+        listed = {g["id"]: g["status"] for g in client.get("/api/v1/games").json()}
+        assert listed["done-1"] == "over" and listed["done-2"] == "over"
+        assert rebuild_projections(settings_)[GAMES] > 0  # the rebuild folds past it too
+        assert client.get("/").status_code == 200
+
+
+def test_the_page_audits_a_changed_stream_again(make_settings: SettingsFactory) -> None:
+    with TestClient(create_app(make_settings())) as client:
+        play_some(client)
+        assert PASSED in client.get("/games/done-2?lang=en").text
+        assert PASSED in client.get("/games/done-2?lang=en").text  # from the cache
+        _tamper(services_of(client.app).store.engines.write, "done-2", "card_played")
+        page = client.get("/games/done-2?lang=en")
+        assert page.status_code == 200
+        assert FAILED in page.text and PASSED not in page.text
+
+
+# --- the ratings ----------------------------------------------------------------------------
+
+
+def test_the_ratings_projection_equals_the_fold_and_its_rebuild(
+    make_settings: SettingsFactory,
+) -> None:
+    """The ratings table, folded as the feed goes, gives the leaderboard that folding every
+    tournament's recorded games gives (tournaments played one after another, so feed order is
+    tournament order); rebuilt from zero it is the same, row for row."""
+    from services.container import build_services
+    from services.database import open_store
+    from tournament.ratings import fold, leaderboard, rated_games
+    from tournament.runner import TournamentRunner, parse_players
+
+    settings_ = make_settings()
+    with open_store(settings_) as store:
+        desk = build_services(settings_, store).tournaments
+        assert desk is not None
+        local = TournamentRunner(store)
+        local.create("one", parse_players("random*2,heuristic*2"), rounds=2, seed="a")
+        local.run("one")
+        assert len(desk.leaderboard(100, 0)) == 2
+        local.create("two", parse_players("random*3,heuristic"), rounds=1, seed="b")
+        local.run("two")
+        games, who = [], {}
+        for tid in ("one", "two"):
+            rated, named = rated_games(local.load(tid))
+            games.extend(rated)
+            who.update(named)
+        expected = leaderboard(fold(games), 100, 0, who)
+        assert desk.leaderboard(100, 0) == expected
+        with store.engines.read.connect() as conn:
+            live = sorted(conn.execute(sa.text("SELECT * FROM king_ratings")).all())
+        assert rebuild_projections(settings_)["king-ratings"] == store.head_position()
+        with store.engines.read.connect() as conn:
+            assert sorted(conn.execute(sa.text("SELECT * FROM king_ratings")).all()) == live
+        assert desk.leaderboard(100, 0) == expected
