@@ -220,7 +220,9 @@ class GameService:
         return await asyncio.to_thread(self._list, status, player, limit, offset)
 
     def live_ids(self) -> list[str]:
-        """Every live game's id (blocking: call from a worker thread)."""
+        """Every live game's id (blocking: call from a worker thread), the index caught up
+        first so a game started by another process counts."""
+        self.catch_up()
         query = select(col(GameRow.id)).where(col(GameRow.status) == "live")
         with Session(self.read_engine) as session:
             return list(session.execute(query).scalars().all())
