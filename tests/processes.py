@@ -153,23 +153,27 @@ def finished(base: str, tid: str) -> dict[str, Any] | None:
     return t if t and t["tournament"]["status"] == "finished" else None
 
 
-def check_once(env: dict[str, str], tmp: Path, final: dict[str, Any], logs: list[Serve]) -> None:
-    """Every game audits; each round was paired once; each game was created and started once."""
-    t = final["tournament"]
-    games = [tb["game_id"] for rnd in final["schedule"] for tb in rnd["tables"]]
-    assert len(final["schedule"]) == t["rounds"] and games
+def audit_all(env: dict[str, str], tmp: Path, games: list[str]) -> None:
+    """`king audit --all` passes, and each of `games` audits clean and finished."""
     audit = subprocess.run(
         [sys.executable, "-m", "services.cli", "audit", "--all", "--json"],
         env=env,
         cwd=tmp,
         capture_output=True,
-        timeout=300,
+        timeout=600,
     )
     assert audit.returncode == 0, audit.stdout[-3000:] + audit.stderr[-3000:]
-    report = orjson.loads(audit.stdout)
-    audited = {g["game_id"]: g for g in report["games"]}
+    audited = {g["game_id"]: g for g in orjson.loads(audit.stdout)["games"]}
     for gid in games:
         assert audited[gid]["ok"] and audited[gid]["finished"], audited[gid]
+
+
+def check_once(env: dict[str, str], tmp: Path, final: dict[str, Any], logs: list[Serve]) -> None:
+    """Every game audits; each round was paired once; each game was created and started once."""
+    t = final["tournament"]
+    games = [tb["game_id"] for rnd in final["schedule"] for tb in rnd["tables"]]
+    assert len(final["schedule"]) == t["rounds"] and games
+    audit_all(env, tmp, games)
     # The tournament's own stream: each round paired once, each game recorded once.
     with httpx.Client(base_url=logs[-1].url, trust_env=False, timeout=30) as client:
         text = client.get(f"/api/v1/tournaments/{t['id']}/events?follow=false").text

@@ -182,12 +182,15 @@ class GameService:
         return self.projector.catch_up()
 
     def _row(self, game_id: str) -> GameRow | None:
-        # Caught up first: the feed may hold a start or an end written by another process
-        # (the watcher drops a game's cached info when it sees the end; this read then must
-        # not cache the status from before it).
-        self.catch_up()
+        # The feed watcher folds other processes' starts and ends into the index before it
+        # tells this process of them (so a cached info it drops is re-read as it now is); a
+        # table this process has not heard of yet is looked for again after a catch-up.
         with Session(self.read_engine) as session:
-            return session.get(GameRow, game_id)
+            row = session.get(GameRow, game_id)
+        if row is None and self.catch_up() > 0:
+            with Session(self.read_engine) as session:
+                row = session.get(GameRow, game_id)
+        return row
 
     async def info(self, game_id: str) -> GameInfo:
         cached = self._infos.get(game_id)
@@ -203,7 +206,8 @@ class GameService:
     def _list(
         self, status: str | None, player: str | None, limit: int, offset: int
     ) -> list[GameInfo]:
-        self.catch_up()
+        # No catch-up per read: this process's own writes catch up at once, and the feed
+        # watcher folds the others' as they come (a read may be that far behind).
         query = select(GameRow).order_by(GameRow.created_at.desc(), GameRow.id)  # type: ignore[attr-defined]
         if status is not None:
             query = query.where(GameRow.status == status)  # type: ignore[arg-type]
@@ -220,9 +224,8 @@ class GameService:
         return await asyncio.to_thread(self._list, status, player, limit, offset)
 
     def live_ids(self) -> list[str]:
-        """Every live game's id (blocking: call from a worker thread), the index caught up
-        first so a game started by another process counts."""
-        self.catch_up()
+        """Every live game's id (blocking: call from a worker thread), as far as the index has
+        folded the feed (the watcher keeps it close behind)."""
         query = select(col(GameRow.id)).where(col(GameRow.status) == "live")
         with Session(self.read_engine) as session:
             return list(session.execute(query).scalars().all())

@@ -30,6 +30,8 @@ log = get_logger("king.watcher")
 
 _CREATED = "game_created"
 _OVER = "seed_revealed"
+# Events the games index folds (services.projections.GamesProjection).
+INDEXED = frozenset({"table_opened", "game_created", "game_ended", "seed_revealed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,10 @@ class StoreWatcher:
                 continue
             if batch:
                 self.metrics.feed_position.set(batch[-1].position)
+                if any(r.type in INDEXED for r in batch):
+                    # Fold starts and ends into the games index before telling anyone, so
+                    # what they read next already shows them.
+                    self.games.catch_up()
             changes = game_changes(batch)
             if changes.versions:
                 try:
