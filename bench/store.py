@@ -8,7 +8,8 @@ Same run, same disk, both at SQLite ``synchronous=FULL`` in WAL mode:
     stored events),
   * group commit (many games appending in one transaction; theirs: ``app.save(*aggregates)``),
 and the disk's raw limit: a bare sqlite3 insert-and-commit loop at the same settings.
-PostgreSQL figures are added when a server answers. Medians of several repeats.
+PostgreSQL figures (one per commit, plain and fenced by a lease; batch; group; replay) are
+added when a server answers. Medians of several repeats.
 
 eventsourcing does not set ``synchronous`` itself (it takes SQLite's default), so the bench
 reads it back from the library's own connection and refuses to report unless it is FULL, as
@@ -90,6 +91,17 @@ def ours_one(store: Any, n: int, sid: str) -> float:
     start = time.perf_counter()
     for i in range(n):
         store.append(sid, [NewEvent("CardPlayed", _card(i))], i)
+    return n / (time.perf_counter() - start)
+
+
+def ours_one_fenced(store: Any, n: int, sid: str) -> float:
+    """One event per commit carrying a lease as its fence (a game driver's append)."""
+    from eventstore import NewEvent
+
+    lease = store.acquire_lease(f"bench/{sid}", "bench", 600_000)
+    start = time.perf_counter()
+    for i in range(n):
+        store.append(sid, [NewEvent("CardPlayed", _card(i))], i, fence=lease)
     return n / (time.perf_counter() - start)
 
 
@@ -363,6 +375,9 @@ def _postgres(
         store = _open_ours(PG_URL, settings=StoreSettings(pg_schema=schema))
         try:
             samples.setdefault("ours_one_per_commit", []).append(ours_one(store, n_one, "game-one"))
+            samples.setdefault("ours_one_per_commit_fenced", []).append(
+                ours_one_fenced(store, n_one, "game-fenced")
+            )
             samples.setdefault("ours_batch", []).append(
                 ours_batch(store, commits, size, "game-batch")
             )
