@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
@@ -92,6 +92,36 @@ class _Head:
         self.hash = hash
 
 
+class _CountingCursor:
+    """A DBAPI cursor that counts the statements executed through it."""
+
+    __slots__ = ("_cur", "n")
+
+    def __init__(self) -> None:
+        self._cur: Any = None
+        self.n = 0
+
+    def open(self, conn: Any) -> None:
+        self._cur = conn.cursor()
+
+    def execute(self, *args: Any) -> Any:
+        self.n += 1
+        return self._cur.execute(*args)
+
+    def executemany(self, *args: Any) -> Any:
+        self.n += 1  # one call; psycopg pipelines the rows, SQLite steps them in-process
+        return self._cur.executemany(*args)
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> Any:
+        return self._cur.fetchall()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+
 class EventStore:
     """The append-only, hash-chained event log. Thread-safe; one instance per process."""
 
@@ -119,6 +149,37 @@ class EventStore:
         self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
         self._dbapi: Any = engines.write.dialect.loaded_dbapi
         self._writer: Any = None
+        self.statements = 0
+        """SQL statements this store has sent (see `_count_statements`): a cost meter."""
+        self._count_statements(engines)
+
+    def _count(self, n: int) -> None:
+        self.statements += n
+
+    def _count_statements(self, engines: Engines) -> None:
+        """Count every statement sent: the raw paths count theirs in `_raw` (and the
+        one-statement append its own); SQLAlchemy's paths are counted by its events,
+        transaction control included (PostgreSQL's BEGIN is implicit: counted at "begin");
+        the pool's pre-ping on PostgreSQL by wrapping the dialect's ping. Not a lock:
+        under concurrent threads an increment may rarely be lost."""
+
+        def on_execute(*_: object) -> None:
+            self.statements += 1
+
+        for engine in {id(e): e for e in (engines.write, engines.read)}.values():
+            event.listen(engine, "before_cursor_execute", on_execute)
+            event.listen(engine, "commit", on_execute)
+            event.listen(engine, "rollback", on_execute)
+            if self._pg:
+                event.listen(engine, "begin", on_execute)
+                dialect = engine.dialect
+                ping = dialect.do_ping
+
+                def counted_ping(dbapi_connection: Any, ping: Any = ping) -> bool:
+                    self.statements += 1
+                    return bool(ping(dbapi_connection))
+
+                dialect.do_ping = counted_ping  # type: ignore[method-assign]
 
     # ----------------------------------------------------------------- opening
 
@@ -258,8 +319,9 @@ class EventStore:
                 conn = self._writer
             else:
                 conn = (self._engines.write if write else self._engines.read).raw_connection()
+            cur = _CountingCursor()
             try:
-                cur = conn.cursor()
+                cur.open(conn)
                 begin = st.begin_write if write else (st.begin_read if snapshot else None)
                 if begin is not None:
                     cur.execute(begin)
@@ -282,7 +344,13 @@ class EventStore:
                 raise
             finally:
                 if not dedicated:
-                    conn.close()
+                    conn.close()  # PostgreSQL, a read: the pool's reset rolls back
+                n = cur.n
+                if self._pg and n:
+                    n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
+                elif write or snapshot:
+                    n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed above)
+                self.statements += n
 
     def _write_tx(
         self,
@@ -409,7 +477,7 @@ class EventStore:
                 if st.notify is not None:
                     channel = self._engines.settings.notify_channel
                     cur.execute(st.notify, {"channel": channel, "position": str(position)})
-            return results
+        return results
 
     def _heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
         heads: dict[str, _Head] = {}
