@@ -18,7 +18,7 @@ def test_appends_and_reads_are_counted(store: EventStore) -> None:
         # BEGIN IMMEDIATE, max(position), head, insert (executemany: one), stream row, COMMIT
         assert new == more == 6
     else:
-        assert new >= 8 and more >= 8
+        assert 1 <= new <= 2 and 1 <= more <= 2
     assert spent(store, lambda: store.read_stream("game-1")) >= 1  # the raw read path
     assert spent(store, lambda: store.stream_info("game-1")) >= 1  # SQLAlchemy's Core path
     assert spent(store, lambda: store.verify("game-1")) >= 3
