@@ -104,11 +104,13 @@ class PgAppender:
         extras: dict[str, tuple[str | None, str]],
         fence: Lease | None,
     ) -> list[list[RecordedEvent]] | None:
-        """Append in one statement, or None: the general path must decide (nothing written).
+        """Append in one statement, or None: the general path must decide.
 
-        None when an expected version differs from the known head (a conflict or a retried
-        append: both are judged under the lock), when a head moved, or when a kept
-        connection was found dead. `LeaseLost` when the fence fails; database errors raise.
+        None, nothing written, when an expected version differs from the known head (a
+        conflict or a retried append: both are judged under the lock) or a head moved twice.
+        None also when a kept connection was found dead: then the statement may have
+        committed, which the general path (idempotent by event id) finds out. `LeaseLost`
+        when the fence fails; other database errors raise.
         """
         conn, reused = self._checkout()
         try:
