@@ -8,7 +8,8 @@ Same run, same disk, both at SQLite ``synchronous=FULL`` in WAL mode:
     stored events),
   * group commit (many games appending in one transaction; theirs: ``app.save(*aggregates)``),
 and the disk's raw limit: a bare sqlite3 insert-and-commit loop at the same settings.
-PostgreSQL figures are added when a server answers. Medians of several repeats.
+PostgreSQL figures (one per commit, plain and fenced by a lease; batch; group; replay) are
+added when a server answers. Medians of several repeats.
 
 eventsourcing does not set ``synchronous`` itself (it takes SQLite's default), so the bench
 reads it back from the library's own connection and refuses to report unless it is FULL, as
@@ -90,6 +91,17 @@ def ours_one(store: Any, n: int, sid: str) -> float:
     start = time.perf_counter()
     for i in range(n):
         store.append(sid, [NewEvent("CardPlayed", _card(i))], i)
+    return n / (time.perf_counter() - start)
+
+
+def ours_one_fenced(store: Any, n: int, sid: str) -> float:
+    """One event per commit carrying a lease as its fence (a game driver's append)."""
+    from eventstore import NewEvent
+
+    lease = store.acquire_lease(f"bench/{sid}", "bench", 600_000)
+    start = time.perf_counter()
+    for i in range(n):
+        store.append(sid, [NewEvent("CardPlayed", _card(i))], i, fence=lease)
     return n / (time.perf_counter() - start)
 
 
@@ -358,11 +370,25 @@ def _postgres(
     from eventstore import StoreSettings
 
     samples: dict[str, list[float]] = {}
+    spent: dict[str, list[float]] = {}
+
+    def per_append(store: Any, key: str, n: int, fn: Any, sid: str) -> float:
+        """`fn(store, n, sid)`, noting the statements each append sent (`store.statements`)."""
+        before = store.statements
+        rate = float(fn(store, n, sid))
+        spent.setdefault(key, []).append((store.statements - before) / n)
+        return rate
+
     for _ in range(repeats):
         schema = f"bench_{uuid.uuid4().hex[:10]}"
         store = _open_ours(PG_URL, settings=StoreSettings(pg_schema=schema))
         try:
-            samples.setdefault("ours_one_per_commit", []).append(ours_one(store, n_one, "game-one"))
+            samples.setdefault("ours_one_per_commit", []).append(
+                per_append(store, "one_per_commit", n_one, ours_one, "game-one")
+            )
+            samples.setdefault("ours_one_per_commit_fenced", []).append(
+                per_append(store, "fenced", n_one, ours_one_fenced, "game-fenced")
+            )
             samples.setdefault("ours_batch", []).append(
                 ours_batch(store, commits, size, "game-batch")
             )
@@ -377,7 +403,9 @@ def _postgres(
             with engine.begin() as conn:
                 conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
             engine.dispose()
-    return {k: _median(v) for k, v in samples.items()}
+    out: dict[str, Any] = {k: _median(v) for k, v in samples.items()}
+    out["statements_per_append"] = {k: _median(v) for k, v in spent.items()}
+    return out
 
 
 def _print(result: dict[str, Any]) -> None:
@@ -407,8 +435,15 @@ def _print(result: dict[str, Any]) -> None:
     )
     pg = result["postgresql"]
     if isinstance(pg, dict):
+        rates = {k: v for k, v in pg.items() if isinstance(v, float)}
         print(
-            "\n  PostgreSQL (ours, events/s): " + ", ".join(f"{k}={v:,.0f}" for k, v in pg.items())
+            "\n  PostgreSQL (ours, events/s): "
+            + ", ".join(f"{k}={v:,.0f}" for k, v in rates.items())
+        )
+        spent = pg["statements_per_append"]
+        print(
+            "  PostgreSQL statements per one-event append: "
+            + ", ".join(f"{k}={v:.2f}" for k, v in spent.items())
         )
     else:
         print(f"\n  PostgreSQL: {pg}")

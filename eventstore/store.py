@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
@@ -46,6 +46,7 @@ from eventstore.errors import (
 )
 from eventstore.leases import Lease, acquire_sql, lease_statements
 from eventstore.migrate import current_revision, head_revision, is_compatible, upgrade_engines
+from eventstore.pg_append import PgAppender
 from eventstore.projections import ProjectionTransaction
 from eventstore.records import (
     AppendRequest,
@@ -92,6 +93,36 @@ class _Head:
         self.hash = hash
 
 
+class _CountingCursor:
+    """A DBAPI cursor that counts the statements executed through it."""
+
+    __slots__ = ("_cur", "n")
+
+    def __init__(self) -> None:
+        self._cur: Any = None
+        self.n = 0
+
+    def open(self, conn: Any) -> None:
+        self._cur = conn.cursor()
+
+    def execute(self, *args: Any) -> Any:
+        self.n += 1
+        return self._cur.execute(*args)
+
+    def executemany(self, *args: Any) -> Any:
+        self.n += 1  # one call; psycopg pipelines the rows, SQLite steps them in-process
+        return self._cur.executemany(*args)
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> Any:
+        return self._cur.fetchall()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+
 class EventStore:
     """The append-only, hash-chained event log. Thread-safe; one instance per process."""
 
@@ -119,6 +150,39 @@ class EventStore:
         self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
         self._dbapi: Any = engines.write.dialect.loaded_dbapi
         self._writer: Any = None
+        self.statements = 0
+        """SQL statements this store has sent (see `_count_statements`): a cost meter."""
+        self._count_statements(engines)
+        # PostgreSQL appends in one statement when the cached heads are right
+        self._fast = PgAppender(engines, self._count, _default_stream_type) if self._pg else None
+
+    def _count(self, n: int) -> None:
+        self.statements += n
+
+    def _count_statements(self, engines: Engines) -> None:
+        """Count every statement sent: the raw paths count theirs in `_raw` (and the
+        one-statement append its own); SQLAlchemy's paths are counted by its events,
+        transaction control included (PostgreSQL's BEGIN is implicit: counted at "begin");
+        the pool's pre-ping on PostgreSQL by wrapping the dialect's ping. Not a lock:
+        under concurrent threads an increment may rarely be lost."""
+
+        def on_execute(*_: object) -> None:
+            self.statements += 1
+
+        for engine in {id(e): e for e in (engines.write, engines.read)}.values():
+            event.listen(engine, "before_cursor_execute", on_execute)
+            event.listen(engine, "commit", on_execute)
+            event.listen(engine, "rollback", on_execute)
+            if self._pg:
+                event.listen(engine, "begin", on_execute)
+                dialect = engine.dialect
+                ping = dialect.do_ping
+
+                def counted_ping(dbapi_connection: Any, ping: Any = ping) -> bool:
+                    self.statements += 1
+                    return bool(ping(dbapi_connection))
+
+                dialect.do_ping = counted_ping  # type: ignore[method-assign]
 
     # ----------------------------------------------------------------- opening
 
@@ -158,6 +222,8 @@ class EventStore:
         return "sqlite-memory" if self._engines.memory else self._engines.kind
 
     def close(self) -> None:
+        if self._fast is not None:
+            self._fast.close()
         with self._write_lock:
             if self._writer is not None:
                 self._writer.close()
@@ -229,8 +295,13 @@ class EventStore:
         fence: Lease | None = None,
     ) -> list[list[RecordedEvent]]:
         dbapi = self._dbapi
+        fast = self._fast
         try:
             try:
+                if fast is not None:
+                    done = fast.append(items, extras, fence)
+                    if done is not None:
+                        return done
                 return self._write_tx(items, extras, careful=False, fence=fence)
             except dbapi.IntegrityError:
                 # An event id already exists although the version matched (a retry with ANY,
@@ -240,6 +311,8 @@ class EventStore:
                 except dbapi.IntegrityError as exc:
                     raise ConflictError(f"concurrent write raced this append: {exc}") from exc
         except dbapi.OperationalError as exc:
+            if fast is not None:
+                fast.forget([item.stream_id for item in items])  # committed or not: unknown
             raise _unavailable(exc) from exc
 
     @contextmanager
@@ -258,8 +331,9 @@ class EventStore:
                 conn = self._writer
             else:
                 conn = (self._engines.write if write else self._engines.read).raw_connection()
+            cur = _CountingCursor()
             try:
-                cur = conn.cursor()
+                cur.open(conn)
                 begin = st.begin_write if write else (st.begin_read if snapshot else None)
                 if begin is not None:
                     cur.execute(begin)
@@ -282,7 +356,13 @@ class EventStore:
                 raise
             finally:
                 if not dedicated:
-                    conn.close()
+                    conn.close()  # PostgreSQL, a read: the pool's reset rolls back
+                n = cur.n
+                if self._pg and n:
+                    n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
+                elif write or snapshot:
+                    n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed above)
+                self.statements += n
 
     def _write_tx(
         self,
@@ -409,7 +489,9 @@ class EventStore:
                 if st.notify is not None:
                     channel = self._engines.settings.notify_channel
                     cur.execute(st.notify, {"channel": channel, "position": str(position)})
-            return results
+        if self._fast is not None:  # committed: the heads read and written are the real ones
+            self._fast.remember({sid: (h.version, h.hash) for sid, h in heads.items() if h.exists})
+        return results
 
     def _heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
         heads: dict[str, _Head] = {}

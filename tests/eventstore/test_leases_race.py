@@ -173,25 +173,38 @@ def test_takeovers_while_both_owners_keep_appending_never_interleave_epochs(
     assert pg.verify(sid).ok and pg.verify_all().ok
 
 
+def _blocked_by(conn: sa.Connection, pid: int) -> list[int]:
+    rows = conn.execute(
+        sa.text("SELECT pid FROM pg_stat_activity WHERE :pid = ANY(pg_blocking_pids(pid))"),
+        {"pid": pid},
+    ).all()
+    conn.rollback()
+    return [int(row[0]) for row in rows]
+
+
+def _wait_blocked_by(conn: sa.Connection, pid: int) -> list[int]:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if found := _blocked_by(conn, pid):
+            return found
+        time.sleep(0.01)
+    return []
+
+
 def test_a_takeover_waits_for_a_fenced_append_in_flight(pg: EventStore) -> None:
     """An append has passed its fence check (the lease row is locked FOR SHARE) and is held
     there; the lease expires meanwhile and another owner tries to take it. The takeover
     blocks on the row lock until the append commits, so the append lands at the old epoch
-    and everything after the takeover is refused to the old lease."""
+    and everything after the takeover is refused to the old lease.
+
+    The append is held inside its own transaction, after the fence check, by another
+    session's uncommitted row for the same new stream: the append's stream-row insert waits
+    for it (whichever write path the append takes, one statement or several)."""
     lease = pg.acquire_lease("game-1", "a", 300)
     assert lease is not None
-    checked, go = threading.Event(), threading.Event()
-    append_pid: list[int] = []
-    real_check = pg._check_fence
-
-    def held_check(cur: Any, fence: Lease) -> None:
-        real_check(cur, fence)
-        cur.execute("SELECT pg_backend_pid()")
-        append_pid.append(int(cur.fetchone()[0]))
-        checked.set()
-        assert go.wait(30)
-
-    pg._check_fence = held_check  # type: ignore[method-assign]
+    schema = pg.engines.settings.pg_schema
+    holder_engine = sa.create_engine(pg.engines.write.url)
+    probe = sa.create_engine(pg.engines.write.url)
     results: dict[str, Any] = {}
 
     def appender() -> None:
@@ -201,39 +214,34 @@ def test_a_takeover_waits_for_a_fenced_append_in_flight(pg: EventStore) -> None:
         results["take"] = pg.acquire_lease("game-1", "b", LONG)
 
     app = threading.Thread(target=appender, daemon=True)
-    app.start()
+    take = threading.Thread(target=taker, daemon=True)
     try:
-        assert checked.wait(30)
-        pg._check_fence = real_check  # type: ignore[method-assign]
-        wait_until(pg, lease.expires_ms)  # expired while the append is in flight
-        take = threading.Thread(target=taker, daemon=True)
-        take.start()
-        # the taker's backend must come to wait on the append's backend
-        blocked = False
-        deadline = time.monotonic() + 20
-        probe = sa.create_engine(pg.engines.write.url)
-        try:
-            with probe.connect() as conn:
-                while time.monotonic() < deadline and not blocked:
-                    blocked = bool(
-                        conn.execute(
-                            sa.text(
-                                "SELECT count(*) FROM pg_stat_activity "
-                                "WHERE :pid = ANY(pg_blocking_pids(pid))"
-                            ),
-                            {"pid": append_pid[0]},
-                        ).scalar()
-                    )
-                    conn.rollback()
-                    if not blocked:
-                        time.sleep(0.01)
-        finally:
-            probe.dispose()
-        assert blocked, "the takeover did not wait for the append in flight"
-        assert take.is_alive() and "take" not in results
+        with holder_engine.connect() as holder, probe.connect() as conn:
+            holder_pid = int(holder.execute(sa.text("SELECT pg_backend_pid()")).scalar_one())
+            holder.execute(
+                sa.text(
+                    f'INSERT INTO "{schema}".streams (id, type, version, head_hash, metadata, '
+                    "created_at, updated_at) VALUES ('game-1', 'game', 0, '', '{}', now(), now())"
+                )
+            )
+            app.start()
+            try:
+                waiting = _wait_blocked_by(conn, holder_pid)
+                assert len(waiting) == 1, "the append did not come to wait for the held row"
+                append_pid = waiting[0]
+                wait_until(pg, lease.expires_ms)  # expired while the append is in flight
+                take.start()
+                # the taker's backend must come to wait on the append's backend
+                assert _wait_blocked_by(conn, append_pid), (
+                    "the takeover did not wait for the append in flight"
+                )
+                assert take.is_alive() and "take" not in results
+            finally:
+                holder.rollback()  # the append goes on and commits
+                app.join(30)
     finally:
-        go.set()
-        app.join(30)
+        holder_engine.dispose()
+        probe.dispose()
     take.join(30)
     assert not app.is_alive() and not take.is_alive()
     assert [e.version for e in results["append"]] == [1]
