@@ -324,6 +324,9 @@ class EventStore:
         """
         st = self._sql
         dedicated = write and not self._pg
+        # A plain PostgreSQL read needs no transaction: in autocommit it is one round trip,
+        # not BEGIN, the query and the pool's ROLLBACK.
+        autocommit = self._pg and not write and not snapshot
         with self._write_lock if write else self._read_lock:
             if dedicated:
                 if self._writer is None:
@@ -333,6 +336,8 @@ class EventStore:
                 conn = (self._engines.write if write else self._engines.read).raw_connection()
             cur = _CountingCursor()
             try:
+                if autocommit:
+                    conn.driver_connection.autocommit = True
                 cur.open(conn)
                 begin = st.begin_write if write else (st.begin_read if snapshot else None)
                 if begin is not None:
@@ -355,10 +360,17 @@ class EventStore:
                     raise _unavailable(exc) from exc
                 raise
             finally:
+                if autocommit:
+                    try:
+                        conn.driver_connection.autocommit = False  # as the pool hands it out
+                    except self._dbapi.Error:
+                        conn.invalidate()
                 if not dedicated:
                     conn.close()  # PostgreSQL, a read: the pool's reset rolls back
                 n = cur.n
-                if self._pg and n:
+                if autocommit:
+                    pass  # one round trip a statement, nothing around them
+                elif self._pg and n:
                     n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
                 elif write or snapshot:
                     n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed above)

@@ -587,7 +587,9 @@ class GameService:
         """A house or push bot's action, asked at `version` (None if the game moved on).
         `fence`: the driving process's lease on the game (nothing is written without it)."""
         async with self._lock(game_id):
-            state = await self.load(game_id)
+            # The cached state when current: `at_version` makes the command decide on the
+            # stored state if not, and the append refuses a stale version anyway.
+            state = await self.load_fresh(game_id)
             if state.version != version or state.to_move != seat:
                 return None
             outcome = await self._execute(
