@@ -481,6 +481,17 @@ class ClientProcess:
 # ------------------------------------------------------------------ one run
 
 
+def sql_statements(url: str) -> int:
+    """The server's `king_sql_statements_total` from its /metrics."""
+    import httpx
+
+    text = httpx.get(url + "/metrics", timeout=30, trust_env=False).text
+    for line in text.splitlines():
+        if line.startswith("king_sql_statements_total "):
+            return int(float(line.split()[1]))
+    raise SystemExit("bench: the server's /metrics has no king_sql_statements_total")
+
+
 def postgres_cpu() -> float:
     """CPU seconds of every `postgres` process on the machine, reaped children included."""
     total = 0.0
@@ -526,12 +537,14 @@ def run_once(
             for client in clients:
                 client.wait_ready()
             cpu0 = [cpu_seconds(s.pid) for s in servers]
+            sql0 = sum(sql_statements(s.url) for s in servers)
             pg0 = postgres_cpu()
             machine0 = machine_cpu()
             for client in clients:
                 client.go()
             results = [client.result() for client in clients]
             cpu1 = [cpu_seconds(s.pid) for s in servers]
+            sql1 = sum(sql_statements(s.url) for s in servers)
             pg1 = postgres_cpu()
             machine1 = machine_cpu()
             check = check_games(servers[0], plan)
@@ -567,6 +580,8 @@ def run_once(
         "postgres_cpu_percent": None if config == "sqlite" else round(100 * (pg1 - pg0) / wall, 1),
         "client_cpu_percent": round(100 * sum(r["cpu_seconds"] for r in results) / wall, 1),
         "machine_busy_percent": round(100 * busy, 1),
+        # Counted by every server's event store (king_sql_statements_total), all processes.
+        "sql_per_action": round((sql1 - sql0) / actions, 2) if actions else None,
         "statuses": dict(statuses),
         "errors": dict(errors),
         "stopped_tables": sum(r["stopped_tables"] for r in results),
@@ -742,6 +757,7 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "postgres_cpu_percent",
         "client_cpu_percent",
         "machine_busy_percent",
+        "sql_per_action",
         "seconds",
     )
     out = {k: _median(runs, k) for k in keys}
@@ -906,7 +922,7 @@ def print_table(summary: dict[str, dict[str, Any]]) -> None:
     print(
         f"\n{'configuration':<24} {'actions/s':>9} {'client p50/p99 ms':>18} "
         f"{'server p50/p99 ms':>18} {'server CPU %':>13} {'PG CPU %':>8} {'client CPU %':>12} "
-        f"{'games':>7} {'strikes':>7}"
+        f"{'SQL/action':>10} {'games':>7} {'strikes':>7}"
     )
     for config, s in summary.items():
         cpu = "+".join(f"{c:.0f}" for c in s["server_cpu_percent"] or [])
@@ -915,7 +931,7 @@ def print_table(summary: dict[str, dict[str, Any]]) -> None:
             f"{_f(s['client_ms_p50'], 8)} / {_f(s['client_ms_p99'], 7)} "
             f"{_f(s['server_ms_p50'], 8)} / {_f(s['server_ms_p99'], 7)} {cpu:>13} "
             f"{_f(s['postgres_cpu_percent'], 8, 0)} {_f(s['client_cpu_percent'], 12, 0)} "
-            f"{s['finished']:>3}/{s['games']:<3} {s['strikes']:>7}"
+            f"{_f(s['sql_per_action'], 10, 2)} {s['finished']:>3}/{s['games']:<3} {s['strikes']:>7}"
         )
     for config, s in summary.items():
         extra = []

@@ -10,7 +10,7 @@ from eventstore import EventStore
 from services.bots.push import PushClient
 from services.bots.urls import UrlPolicy
 from services.identity import PlayerService
-from services.observability import Metrics, get_logger
+from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
 from services.play.notifier import Notifier
 from services.play.ownership import GameOwnership
@@ -64,6 +64,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
     """Everything but the running parts (the driver starts in the app's lifespan)."""
     token, token_file = admin_token(settings)
     metrics = Metrics()
+    metrics.registry.register(StatementsCollector(lambda: store.statements))
     notifier = Notifier()
     repo = GameRepository(store)
     players = PlayerService(store.engines.write, token, store.engines.read)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 from sqlalchemy.exc import SQLAlchemyError
 
 from eventstore import StoreBusy, StoreUnavailable
@@ -151,4 +154,19 @@ class Metrics:
             "Push requests without a usable reply",
             ["reason"],
             registry=r,
+        )
+
+
+class StatementsCollector(Collector):
+    """`king_sql_statements_total`: the SQL statements this process's event store has sent
+    (`EventStore.statements`: every query and the transaction statements around them)."""
+
+    def __init__(self, count: Callable[[], int]) -> None:
+        self.count = count
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        yield CounterMetricFamily(
+            "king_sql_statements",
+            "SQL statements sent to the database by this process's event store",
+            value=self.count(),
         )

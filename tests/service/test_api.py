@@ -263,6 +263,8 @@ def test_operations_endpoints(client: TestClient) -> None:  # type: ignore[type-
     wait_over(client, game)
     metrics = client.get("/metrics").text
     assert "king_appends_total" in metrics and "king_decision_seconds_bucket" in metrics
+    sent = [line for line in metrics.splitlines() if line.startswith("king_sql_statements_total")]
+    assert len(sent) == 1 and float(sent[0].split()[1]) > 0, sent
     schema = client.get("/schema/openapi.json").json()
     assert "/api/v1/games/{game_id}/actions" in schema["paths"]
     assert client.get("/schema/swagger").status_code == 200
