@@ -659,6 +659,13 @@ class TournamentScheduler:
         loop = asyncio.get_running_loop()
         self.desk.factory.bind(loop)
         self.running = True
+        # Know whether this process leads before it reports ready, not a firing later.
+        try:
+            self.leader = await asyncio.to_thread(self.lock.acquire)
+        except Exception as exc:
+            log.warning("scheduler_lock_failing", error=type(exc).__name__)
+        if self.leader:
+            log.info("scheduler_leader", owner=self.owner)
         aps = AsyncIOScheduler(event_loop=loop, timezone=UTC)
         aps.add_job(
             self._fire,

@@ -98,8 +98,9 @@ def test_kill_9_during_a_round_then_restart_finishes_once(
         assert second.ready()["scheduler"]["leader"] is True
         final = wait_for(lambda: finished(second.url, "crash-1"), "the tournament to finish")
         check_once(env, tmp_path, final, servers)
-        resumed = [e for e in second.events() if e.get("event") == "driver_resumed"]
-        assert resumed, "the restarted driver resumed the live games"
+        # The killed process's leases lapsed: the restarted one took its live games over.
+        resumed = [e for e in second.events() if e.get("event") == "game_taken_over"]
+        assert resumed, "the restarted process took the live games over"
     finally:
         for s in servers:
             s.stop()
@@ -113,7 +114,7 @@ def test_two_processes_on_postgres_one_scheduler_leads(
     db_url, schema = pg_schema
     env = serve_env(tmp_path, db_url, schema)
     bot = PushBotServer(strategy_decider("random", 6)).start()
-    # One driver per database (docs/API.md); both run the scheduler: one leads.
+    # One drives and one serves the API only; both run the scheduler: one leads.
     a = Serve(tmp_path, "a", env, driver=True)
     b = Serve(tmp_path, "b", env, driver=False)
     servers = [a, b]

@@ -331,8 +331,11 @@ def test_unstarted_game_page_goes_live_and_shows_the_audit_like_the_server(
         page.wait_for_selector("#audit-result .bad", timeout=15_000)
         shown = " ".join(page.inner_text("#audit-result").split())
         assert "the card was not in the hand" in shown and "(v17)" in shown
-        state = services_of(server.app).repo.load("later")
-        _keep_audit(("later", state.version), bad)
+        store = services_of(server.app).store
+        info = store.stream_info("game-later")
+        assert info is not None
+        # The page's cache key: the game, its events, its head hash (services.web.pages).
+        _keep_audit(("later", info.version, info.head_hash), bad)
         assert shown == _audit_text(http.get("/games/later?lang=en").text)
     assert not page.js_errors, page.js_errors
 
