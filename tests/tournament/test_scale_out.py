@@ -136,6 +136,7 @@ def push_bots() -> list[PushBotServer]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # two whole tournaments side by side on a shared 2-core machine
 def test_two_api_processes_one_killed_mid_round_and_the_same_standings_as_one_process(
     tmp_path: Path, pg_schemas: Callable[[], tuple[str, str]]
 ) -> None:
