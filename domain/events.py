@@ -277,13 +277,24 @@ def event_type(event: Event) -> str:
     return event.TYPE
 
 
+def _plan(cls: type[Any]) -> tuple[tuple[str, str, _Codec | None], ...]:
+    """A class's fields as (name, declared type, codec), worked out once: `fields()` is slow
+    and every event in and out of the store passes through here."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = tuple((f.name, str(f.type), _CODECS.get(f.name)) for f in fields(cls))
+    return plan
+
+
+_PLANS: dict[type[Any], tuple[tuple[str, str, _Codec | None], ...]] = {}
+
+
 def to_payload(event: Event) -> dict[str, Any]:
     """The canonical dict form of an event's fields (the type travels beside it)."""
     out: dict[str, Any] = {}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        codec = _CODECS.get(f.name)
-        out[f.name] = codec[0](value) if codec else value
+    for name, _, codec in _plan(type(event)):
+        value = getattr(event, name)
+        out[name] = codec[0](value) if codec else value
     return out
 
 
@@ -295,23 +306,22 @@ def from_payload(type_: str, payload: object) -> Event:
     if not isinstance(payload, dict):
         raise MalformedEvent(f"{type_} payload must be an object")
     values: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in payload:
-            raise MalformedEvent(f"{type_} payload lacks {f.name!r}")
-        raw = payload[f.name]
-        codec = _CODECS.get(f.name)
+    for name, declared, codec in _plan(cls):
+        if name not in payload:
+            raise MalformedEvent(f"{type_} payload lacks {name!r}")
+        raw = payload[name]
         try:
             if codec:
-                values[f.name] = codec[1](raw)
-            elif f.type == "int":
-                values[f.name] = _int(raw)
-            elif f.type == "bool":
-                values[f.name] = _bool(raw)
+                values[name] = codec[1](raw)
+            elif declared == "int":
+                values[name] = _int(raw)
+            elif declared == "bool":
+                values[name] = _bool(raw)
             else:
-                values[f.name] = _str(raw)
+                values[name] = _str(raw)
         except (UnknownCard, UnknownContract, BadRuleOption, TypeError, ValueError) as exc:
             if isinstance(exc, MalformedEvent):
                 raise
-            raise MalformedEvent(f"{type_}.{f.name}: {exc}") from None
+            raise MalformedEvent(f"{type_}.{name}: {exc}") from None
     event: Event = cls(**values)
     return event

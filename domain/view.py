@@ -7,6 +7,7 @@ the game ends. Everything a service sends to a player or a spectator is built fr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -14,6 +15,7 @@ from domain.cards import card_name, cards_of, parse_card
 from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
 from domain.deal import legal_mask
 from domain.deal import scores as deal_scores
+from domain.events import DealEnded, DealStarted, Event, RedealAsked, to_payload
 from domain.game import (
     AskRedeal,
     CompletedDeal,
@@ -254,3 +256,75 @@ def seat_view(state: GameState, seat: int) -> SeatView:
 
 def public_view(state: GameState) -> SeatView:
     return seat_view(state, -1)
+
+
+# --- events as their audiences may see them ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Disclosure:
+    """One stored event as its audiences may see it: `public` for spectators and every seat,
+    except a deal's first event, where each seat sees its own hand (`seats`)."""
+
+    type: str
+    public: dict[str, Any]
+    seats: tuple[dict[str, Any], ...] | None = None
+
+    def data(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` (0-3) or the public (None) sees. Shared: never mutate it."""
+        if seat is None or self.seats is None:
+            return self.public
+        return self.seats[seat]
+
+
+def disclose(events: Sequence[Event], after: GameState) -> list[Disclosure]:
+    """Consecutive events of one game, the last of which made `after`, as each audience may
+    see them. Any run of events can be disclosed on its own, so a stream resumes anywhere.
+
+    A stored `deal_started` holds all four hands: a seat sees its own, the public none. When a
+    deal ends, or is given back by a redeal, its hands are public, as in the views, so
+    `deal_ended` and `redeal_asked` carry them (looked up in `after`, which keeps every ended
+    deal's hands). Every other event is public as it is; the seed is public in `seed_revealed`,
+    the game's last event. No hash is ever added: a hash over a hidden hand fingerprints it.
+    """
+    # The redeals of a deal within `events` are the last ones `after` knows of that deal.
+    redealt: dict[int, list[RedealtHands]] = {}
+    for done in after.completed:
+        if isinstance(done, RedealtHands):
+            redealt.setdefault(done.deal, []).append(done)
+    pending: dict[int, int] = {}
+    for event in events:
+        if isinstance(event, RedealAsked):
+            pending[event.deal] = pending.get(event.deal, 0) + 1
+    out: list[Disclosure] = []
+    for event in events:
+        kind = event.TYPE
+        if isinstance(event, DealStarted):
+            public = {"deal": event.deal, "attempt": event.attempt, "declarer": event.declarer}
+            seats = tuple({**public, "hand": _cards(h)} for h in event.hands)
+            out.append(Disclosure(kind, public, seats))
+            continue
+        data = to_payload(event)
+        hands: tuple[int, ...] | None = None
+        if isinstance(event, DealEnded):
+            hands = _ended_hands(after, event.deal, event.attempt)
+        elif isinstance(event, RedealAsked):
+            known = redealt.get(event.deal, [])
+            index = len(known) - pending[event.deal]
+            pending[event.deal] -= 1
+            hands = known[index].hands if 0 <= index < len(known) else None
+        if hands is not None:
+            data["hands"] = [_cards(h) for h in hands]
+        out.append(Disclosure(kind, data))
+    return out
+
+
+def _ended_hands(state: GameState, deal: int, attempt: int) -> tuple[int, ...] | None:
+    for done in reversed(state.completed):
+        if isinstance(done, CompletedDeal) and done.deal == deal and done.attempt == attempt:
+            return done.hands
+    return None
+
+
+def _cards(mask: int) -> list[str]:
+    return [card_name(c) for c in cards_of(mask)]
