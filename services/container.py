@@ -12,7 +12,7 @@ from services.bots.urls import UrlPolicy
 from services.identity import PlayerService
 from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
-from services.play.notifier import Notifier
+from services.play.live import LiveGames
 from services.play.ownership import GameOwnership
 from services.play.service import GameService
 from services.play.watcher import StoreWatcher
@@ -34,7 +34,7 @@ class Services:
     driver: GameDriver
     push: PushClient
     policy: UrlPolicy
-    notifier: Notifier
+    live: LiveGames
     metrics: Metrics
     watcher: StoreWatcher
     ownership: GameOwnership
@@ -65,12 +65,12 @@ def build_services(settings: Settings, store: EventStore) -> Services:
     token, token_file = admin_token(settings)
     metrics = Metrics()
     metrics.registry.register(StatementsCollector(lambda: store.statements))
-    notifier = Notifier()
-    repo = GameRepository(store)
+    live = LiveGames()  # the one cache of live games in this process
+    repo = GameRepository(store, live)
     players = PlayerService(store.engines.write, token, store.engines.read)
     policy = UrlPolicy(settings.bot_url_allow)
     games = GameService(
-        repo, players, store.engines.write, settings, notifier, metrics, store.engines.read
+        repo, players, store.engines.write, settings, live, metrics, store.engines.read
     )
     push = PushClient(
         policy, settings.bot_connect_timeout, settings.bot_reply_max_bytes, "king-service/1"
@@ -91,7 +91,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         driver,
         push,
         policy,
-        notifier,
+        live,
         metrics,
         watcher,
         ownership,

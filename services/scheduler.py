@@ -165,8 +165,9 @@ def seat_owner(spec: GameSpec, seat: int, house_strategy: str) -> str:
 
 
 class ServiceGames:
-    """Creates a round's games through the GameService (from a worker thread) and has them
-    played by the driver. Needs the app's event loop (`bind`)."""
+    """Creates a round's games through the GameService and has them played by the driver.
+    It runs in the scheduler's worker thread and does its blocking work there; only the
+    start's wake-ups go to the app's event loop (`bind`), which never waits on this thread."""
 
     def __init__(self, games: GameService, store: EventStore) -> None:
         self.games = games
@@ -177,24 +178,24 @@ class ServiceGames:
         self.loop = loop
 
     def __call__(self, spec: GameSpec) -> None:
-        if self.loop is None:
+        loop = self.loop
+        if loop is None:
             raise RuntimeError("the service game factory runs inside the app (bind its loop)")
-        future = asyncio.run_coroutine_threadsafe(self.create(spec), self.loop)
-        future.result(timeout=120)
-
-    async def create(self, spec: GameSpec) -> None:
         created = spec.state.created
         assert created is not None
         seats = [seat_owner(spec, s, created.house_strategy) for s in range(4)]
-        control = await asyncio.to_thread(read_control, self.store, spec.tournament_id)
+        control = read_control(self.store, spec.tournament_id)
         with contextlib.suppress(Conflict):  # the row may be there from before a restart
-            await self.games.create_table(
+            self.games.create_table_blocking(
                 ADMIN, spec.game_id, seats, spec.rules.changes(), control.decision_seconds, ""
             )
         try:
-            await self.games.start(ADMIN, spec.game_id, spec.server_seed, spec.shuffle_id)
+            info, state = self.games.start_blocking(
+                ADMIN, spec.game_id, spec.server_seed, spec.shuffle_id
+            )
         except Conflict as exc:
             raise GameExists(str(exc)) from None
+        loop.call_soon_threadsafe(self.games.started, info, state)
         log.info(
             "tournament_game_started",
             tournament_id=spec.tournament_id,

@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from domain.audit import AuditReport, audit_events
 from domain.events import Event, from_payload, to_payload
@@ -137,25 +138,58 @@ class GameAudit:
         }
 
 
+class StateCache(Protocol):
+    """Where a repository keeps the states it built (called from any thread)."""
+
+    def get(self, game_id: str) -> GameState | None: ...
+
+    def put(self, game_id: str, state: GameState) -> None: ...
+
+
+class LruStates:
+    """The states of the `size` games used most lately (for callers without a live cache)."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._states: OrderedDict[str, GameState] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> GameState | None:
+        with self._lock:
+            return self._states.get(game_id)
+
+    def put(self, game_id: str, state: GameState) -> None:
+        with self._lock:
+            known = self._states.get(game_id)
+            if known is None or known.version <= state.version:
+                self._states[game_id] = state
+            self._states.move_to_end(game_id)
+            while len(self._states) > self._size:
+                self._states.popitem(last=False)
+
+
 class GameRepository:
-    """Event-sourced games on an EventStore, with a small cache of recent states.
+    """Event-sourced games on an EventStore, keeping the states it builds in `states`.
 
     The cache only saves replaying: a state is always extended from the stream's version it
-    was built at, so another process's appends are picked up on the next load.
+    was built at, so another process's appends are picked up on the next load. The service
+    passes its live cache (play.live); other callers get a small LRU of their own.
     """
 
-    def __init__(self, store: EventStore, cache_size: int = 512) -> None:
+    def __init__(self, store: EventStore, states: StateCache | None = None) -> None:
         self.store = store
-        self._cache: OrderedDict[str, GameState] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
+        self.states: StateCache = states if states is not None else LruStates()
 
     # --- reading ---------------------------------------------------------------------------
 
     def load(self, game_id: str) -> GameState:
         """The game's current state (GameNotFound if there is no such game)."""
-        with self._lock:
-            cached = self._cache.get(game_id)
+        return self.load_news(game_id)[0]
+
+    def load_news(self, game_id: str) -> tuple[GameState, list[RecordedEvent], list[Event]]:
+        """The game's current state, with the events read to bring the kept state up to it
+        (stored and as domain events), for a caller that keeps a tail of them."""
+        cached = self.states.get(game_id)
         state = cached if cached is not None else GameState()
         try:
             recorded = self.store.read_stream(stream_id(game_id), from_version=state.version + 1)
@@ -163,14 +197,17 @@ class GameRepository:
             raise GameFailed(game_id, "its stored events cannot be read") from None
         if not recorded and state.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
+        events: list[Event] = []
         for r in recorded:
             try:
-                state = apply(state, to_domain_event(r))
+                event = to_domain_event(r)
+                state = apply(state, event)
             except (ValueError, KeyError, TypeError):  # InconsistentEvent, MalformedEvent, ...
                 reason = f"event v{r.version} ({r.type}) does not apply to the game's state"
                 raise GameFailed(game_id, reason) from None
+            events.append(event)
         self._remember(game_id, state)
-        return state
+        return state, recorded, events
 
     def events(self, game_id: str, from_version: int = 1) -> list[RecordedEvent]:
         return self.store.read_stream(stream_id(game_id), from_version=from_version)
@@ -326,15 +363,8 @@ class GameRepository:
     def _cached_at(self, game_id: str, version: int | None) -> GameState | None:
         if version is None:
             return None
-        with self._lock:
-            cached = self._cache.get(game_id)
+        cached = self.states.get(game_id)
         return cached if cached is not None and cached.version == version else None
 
     def _remember(self, game_id: str, state: GameState) -> None:
-        with self._lock:
-            known = self._cache.get(game_id)
-            if known is None or known.version <= state.version:
-                self._cache[game_id] = state
-            self._cache.move_to_end(game_id)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        self.states.put(game_id, state)

@@ -10,7 +10,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from domain.game import InconsistentEvent, Phase
 from domain.record import to_record
-from domain.view import Action, BadAction, public_view
+from domain.view import Action, BadAction
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
 from services.play.driver import iso
@@ -55,9 +55,7 @@ class GameController(Controller):
             return GameDetail(game_out(info), None, 0)
         state = await games.start(principal, info.id)
         info = await games.info(info.id)
-        return GameDetail(
-            game_out(info), services.games.views.to_dict(public_view(state)), state.version
-        )
+        return GameDetail(game_out(info), services.games.view(state), state.version)
 
     @get("/")
     async def list_games(
@@ -78,9 +76,7 @@ class GameController(Controller):
         if info.status == "created":
             return GameDetail(game_out(info), None, 0)
         state = await services.games.load(game_id)
-        return GameDetail(
-            game_out(info), services.games.views.to_dict(public_view(state)), state.version
-        )
+        return GameDetail(game_out(info), services.games.view(state), state.version)
 
     @post("/{game_id:str}/start", status_code=200)
     async def start_game(
@@ -89,9 +85,7 @@ class GameController(Controller):
         """Start a table created with `start: false` (its creator or the admin)."""
         state = await services.games.start(principal, game_id)
         info = await services.games.info(game_id)
-        return GameDetail(
-            game_out(info), services.games.views.to_dict(public_view(state)), state.version
-        )
+        return GameDetail(game_out(info), services.games.view(state), state.version)
 
     @get("/{game_id:str}/seats/{seat:int}")
     async def get_seat_view(
@@ -105,7 +99,7 @@ class GameController(Controller):
         state = await services.games.load(game_id)
         if seat not in services.games.seats_of(state, principal.player_id):
             raise Forbidden(f"this token does not hold seat {seat}")
-        turn = services.games.turns.get(game_id)
+        turn = services.games.turn(game_id)
         deadline = (
             turn.deadline if turn and turn.version == state.version and turn.seat == seat else None
         )
@@ -114,7 +108,7 @@ class GameController(Controller):
             seat,
             state.version,
             iso(deadline) if deadline else None,
-            services.games.views.seat(state, seat),
+            services.games.view(state, seat),
         )
 
     @post("/{game_id:str}/actions", status_code=200)
@@ -134,14 +128,16 @@ class GameController(Controller):
             action = Action.from_dict(data.as_dict())
         except BadAction as exc:
             raise BadRequest(str(exc)) from None
-        result = await services.games.act(principal, game_id, data.seat, action, data.version)
+        result = await services.games.commands.act(
+            principal, game_id, data.seat, action, data.version
+        )
         if result.violation is not None:
             raise IllegalAction(result.violation, result.strike)
         return ActionOut(
             ok=True,
             seat=result.seat,
             version=result.state.version,
-            view=services.games.views.seat(result.state, result.seat),
+            view=services.games.view(result.state, result.seat),
             strike=strike_out(result.strike),
         )
 

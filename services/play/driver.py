@@ -26,8 +26,8 @@ from eventstore import Lease, LeaseLost, StoreBusy, StoreUnavailable
 from services.bots.push import PushClient
 from services.observability import Metrics, error_fields, get_logger
 from services.play.house import is_house
+from services.play.live import LiveGames
 from services.play.service import BAD_REPLY, TIMEOUT, GameService, Turn
-from services.play.views import ViewCache
 from tournament.games import GameNotFound, stream_id
 
 log = get_logger("king.driver")
@@ -39,7 +39,7 @@ def iso(epoch: float) -> str:
 
 
 def decision_request(
-    state: GameState, seat: int, turn: Turn, views: ViewCache | None = None
+    state: GameState, seat: int, turn: Turn, live: LiveGames | None = None
 ) -> dict[str, Any]:
     """What a push bot receives: the seat's view (own hand only), legal actions, deadline."""
     view = seat_view(state, seat)
@@ -52,7 +52,7 @@ def decision_request(
         "deadline": iso(turn.deadline),
         "deadline_ms": int(remaining * 1000),
         "legal": [a.to_dict() for a in view.legal],
-        "view": views.to_dict(view) if views is not None else view.to_dict(),
+        "view": live.view_dict(view) if live is not None else view.to_dict(),
     }
 
 
@@ -153,20 +153,20 @@ class GameDriver:
             return True
         seat = state.to_move
         if seat is None:
-            await games.notifier.wait(game_id, state.version, self.poll_seconds)
+            await games.live.wait(game_id, state.version, self.poll_seconds)
             return False
         owner = state.occupants[seat][-1]
-        info = await games.info(game_id)  # also caches the game's time limit for publish_turn
+        info = await games.info(game_id)  # also caches the game's time limit for the clock
         turn = await games.turn_for(game_id, state)
         assert turn is not None
         fence = self.fences.get(game_id)
         if is_house(owner):
             started = time.perf_counter()
-            action = await games.house_action(game_id, state, seat, owner)
+            action = await games.commands.house_action(game_id, state, seat, owner)
             self.metrics.decision_seconds.labels("house", owner).observe(
                 time.perf_counter() - started
             )
-            await games.apply_decision(game_id, seat, state.version, action, owner, fence)
+            await games.commands.apply_decision(game_id, seat, state.version, action, owner, fence)
             return False
         player = await games.player(owner)
         if player is not None and player.bot_url:
@@ -192,19 +192,21 @@ class GameDriver:
         turn: Turn,
         fence: Lease | None,
     ) -> None:
-        body = orjson.dumps(decision_request(state, seat, turn, self.games.views))
+        body = orjson.dumps(decision_request(state, seat, turn, self.games.live))
         reply = await self.push.ask(url, body, turn.deadline - time.time())
         self.metrics.decision_seconds.labels("push", owner).observe(reply.seconds)
         games = self.games
         if reply.failure is not None or reply.reply is None:
             reason = reply.failure or BAD_REPLY
             self.metrics.push_failures.labels(reply.code or reason).inc()
-            await games.strike_at(game_id, seat, state.version, reason, reply.detail, fence)
+            await games.commands.strike_at(
+                game_id, seat, state.version, reason, reply.detail, fence
+            )
             return
         answer = reply.reply
         if answer.get("game_id", game_id) != game_id or answer.get("seat", seat) != seat:
             self.metrics.push_failures.labels("wrong_seat").inc()
-            await games.strike_at(
+            await games.commands.strike_at(
                 game_id,
                 seat,
                 state.version,
@@ -217,9 +219,11 @@ class GameDriver:
             action = Action.from_dict(answer.get("action"))
         except BadAction:
             self.metrics.push_failures.labels("bad_action").inc()
-            await games.strike_at(game_id, seat, state.version, BAD_REPLY, "no valid action", fence)
+            await games.commands.strike_at(
+                game_id, seat, state.version, BAD_REPLY, "no valid action", fence
+            )
             return
-        await games.apply_decision(game_id, seat, state.version, action, owner, fence)
+        await games.commands.apply_decision(game_id, seat, state.version, action, owner, fence)
 
     async def _wait_for_pull(
         self, game_id: str, state: GameState, seat: int, turn: Turn, fence: Lease | None
@@ -229,14 +233,14 @@ class GameDriver:
         while True:
             remaining = turn.deadline - time.time()
             if remaining <= 0:
-                await games.strike_at(game_id, seat, state.version, TIMEOUT, "", fence)
+                await games.commands.strike_at(game_id, seat, state.version, TIMEOUT, "", fence)
                 return
             # The feed watcher wakes this wait for a move posted to any process; the re-read
             # after a quiet interval is only a safety net, so it need not come often.
             quiet = self.poll_seconds * SAFETY_POLLS
-            if await games.notifier.wait(game_id, state.version, min(remaining, quiet)):
+            if await games.live.wait(game_id, state.version, min(remaining, quiet)):
                 return
             version = await asyncio.to_thread(store.stream_version, stream_id(game_id))
             if version != state.version:
-                games.notifier.notify(game_id, version)  # the cached state is behind
+                games.live.told(game_id, version)  # the cached state is behind
                 return

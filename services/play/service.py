@@ -1,80 +1,70 @@
-"""The game service: tables, starting games, actions, strikes and forfeits.
+"""The game service: tables and the games index, starting games, and the live parts that a
+game is played through (play.commands, play.clock, play.live), put together.
 
-Every write to a game goes through `GameRepository.execute`, one command at a time per game
-(an asyncio lock per game in this process), so a late action and the driver's default move
-can never both land. Blocking database work runs in worker threads.
+The HTTP controllers, the driver, the watcher and the scheduler all reach games through here.
+Blocking work (the store, the rules core) runs in worker threads called from the event loop;
+nothing in a worker thread calls back into the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import secrets
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 import orjson
 from sqlalchemy import Engine, select
 from sqlmodel import Session, col
 
-from domain.game import (
-    Abandon,
-    Command,
-    GameState,
-    InconsistentEvent,
-    Phase,
-    RecordStrike,
-    Substitute,
-    apply,
-    decide,
-)
+from domain.game import GameState
 from domain.rules import BadRuleOption, Rules
-from domain.view import Action, seat_view
-from domain.violations import Violation
-from eventstore import Lease, RecordedEvent
+from domain.view import seat_view
 from services.db.models import GameRow, GameSeatRow
 from services.identity import Player, PlayerService, Principal
 from services.observability import Metrics, get_logger
-from services.play.house import HouseBots, check_house, house_owner, is_house
-from services.play.notifier import Notifier
-from services.play.views import ViewCache
+from services.play.clock import GameClock, Turn
+from services.play.commands import (
+    BAD_REPLY,
+    ILLEGAL,
+    TIMEOUT,
+    UNREACHABLE,
+    ActResult,
+    GameCommands,
+    StrikeInfo,
+    seats_of,
+)
+from services.play.errors import Conflict, Forbidden, PlayError, TableError
+from services.play.house import check_house, is_house
+from services.play.live import LiveGames
 from services.projections import games_projector, open_table, table_event
 from services.settings import Settings
-from tournament.games import (
-    GameExists,
-    GameNotFound,
-    GameRepository,
-    Outcome,
-    stream_id,
-    to_domain_event,
-)
+from tournament.games import GameExists, GameNotFound, GameRepository, stream_id
+
+__all__ = [
+    "BAD_REPLY",
+    "ILLEGAL",
+    "TIMEOUT",
+    "UNREACHABLE",
+    "ActResult",
+    "Conflict",
+    "Forbidden",
+    "GameInfo",
+    "GameService",
+    "PlayError",
+    "StrikeInfo",
+    "TableError",
+    "Turn",
+]
 
 GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MIN_DECISION_SECONDS = 0.05
-TAIL_EVENTS = 256
-# Strike reasons as stored (public): never a card, never a bot's reply.
-TIMEOUT = "timeout"
-ILLEGAL = "illegal_action"
-BAD_REPLY = "bad_reply"
-UNREACHABLE = "unreachable"
 
 log = get_logger("king.games")
-
-
-class TableError(ValueError):
-    """A table that cannot be set: bad seats, rules or time limit (HTTP 400)."""
-
-
-class Forbidden(PermissionError):
-    """The token may not do this (HTTP 403)."""
-
-
-class Conflict(RuntimeError):
-    """The request does not fit the game's state (HTTP 409)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,32 +81,6 @@ class GameInfo:
     @property
     def decision_seconds(self) -> float:
         return self.decision_ms / 1000
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """A decision the driver waits for: the seat, at which version, until when (epoch s)."""
-
-    seat: int
-    version: int
-    deadline: float
-
-
-@dataclass(frozen=True, slots=True)
-class StrikeInfo:
-    seat: int
-    reason: str
-    count: int
-    forfeited: bool
-    default_action: dict[str, str] | None
-
-
-@dataclass(frozen=True, slots=True)
-class ActResult:
-    state: GameState
-    seat: int
-    violation: Violation | None = None
-    strike: StrikeInfo | None = None
 
 
 def _info(row: GameRow) -> GameInfo:
@@ -139,7 +103,7 @@ class GameService:
         players: PlayerService,
         engine: Engine,
         settings: Settings,
-        notifier: Notifier,
+        live: LiveGames,
         metrics: Metrics,
         read_engine: Engine | None = None,
     ) -> None:
@@ -148,30 +112,52 @@ class GameService:
         self.engine = engine
         self.read_engine = read_engine or engine
         self.settings = settings
-        self.notifier = notifier
+        self.live = live
         self.metrics = metrics
-        self.house = HouseBots()
-        self.views = ViewCache()
-        self.turns: dict[str, Turn] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
         self._infos: dict[str, GameInfo] = {}
-        # What this process appended lately, per game: streams woken by a write read the new
-        # events and state from here instead of the database (a poll re-reads the database).
-        self._tails: dict[str, list[RecordedEvent]] = {}
-        self._states: dict[str, GameState] = {}
+        self.clock = GameClock(live, self._decision_seconds, self._read_time)
+        self.commands = GameCommands(repo, live, self.clock, settings, metrics, self.mark_over)
+        self.house = self.commands.house
+        self._games_changed = asyncio.Event()
+        self._games_epoch = 0
         self.on_start: list[Any] = []  # callbacks(game_id) run when a game starts
         # The games index is a projection of the feed: caught up after this process's writes
         # and before each read of the index, so it answers with every write committed so far.
         self.projector = games_projector(repo.store)
         self.projector.listeners.append(self._changed)
 
-    # --- the games index --------------------------------------------------------------
+    def _decision_seconds(self, game_id: str) -> float:
+        info = self._infos.get(game_id)
+        return info.decision_seconds if info else self.settings.decision_seconds
 
-    def _lock(self, game_id: str) -> asyncio.Lock:
-        lock = self._locks.get(game_id)
-        if lock is None:
-            lock = self._locks[game_id] = asyncio.Lock()
-        return lock
+    def _read_time(self, game_id: str, version: int) -> float | None:
+        rows = self.repo.store.read_stream(
+            stream_id(game_id), version, to_version=version, upcast=False
+        )
+        return rows[0].recorded_at.timestamp() if rows else None
+
+    # --- games started and ended (the lobby's wake-up) --------------------------------
+
+    @property
+    def games_epoch(self) -> int:
+        return self._games_epoch
+
+    def games_changed(self) -> None:
+        self._games_epoch += 1
+        self._games_changed.set()
+        self._games_changed = asyncio.Event()
+
+    async def wait_games(self, epoch: int, timeout: float) -> bool:
+        """Until a game starts or ends after `epoch`, or `timeout` s; True if one did."""
+        if self._games_epoch != epoch:
+            return True
+        waiter = self._games_changed
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await waiter.wait()
+        return self._games_epoch != epoch
+
+    # --- the games index --------------------------------------------------------------
 
     def _changed(self, game_ids: set[str]) -> None:
         for game_id in game_ids:
@@ -249,7 +235,7 @@ class GameService:
             elif self.players.find(owner) is None:
                 raise TableError(f"seat {owner!r}: no such player (or house:<strategy>)")
 
-    def _create_row(
+    def create_table_blocking(
         self,
         principal: Principal,
         game_id: str | None,
@@ -314,8 +300,59 @@ class GameService:
         client_seed: str,
     ) -> GameInfo:
         return await asyncio.to_thread(
-            self._create_row, principal, game_id, seats, rules, decision_seconds, client_seed
+            self.create_table_blocking,
+            principal,
+            game_id,
+            seats,
+            rules,
+            decision_seconds,
+            client_seed,
         )
+
+    def start_blocking(
+        self,
+        principal: Principal,
+        game_id: str,
+        server_seed: bytes | None = None,
+        shuffle_id: str = "",
+    ) -> tuple[GameInfo, GameState]:
+        """Seal the seed, deal and mark the game live (blocking: a worker thread's part of
+        `start`; then call `started` on the event loop). Two starts of one table cannot both
+        deal: the seed's seal and the stream's first append each let only one through."""
+        row = self._row(game_id)
+        if row is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        info = _info(row)
+        if not principal.is_admin and principal.player_id != info.created_by:
+            raise Forbidden("only the table's creator or the admin may start it")
+        if info.status != "created":
+            raise Conflict(f"game {game_id!r} has started already")
+        try:
+            state = self.repo.create(
+                game_id,
+                info.seats,
+                Rules.from_dict(info.rules),
+                info.client_seed,
+                server_seed,
+                shuffle_id,
+            )
+        except GameExists as exc:
+            raise Conflict(str(exc)) from None
+        self.catch_up()  # the index says "live" from now on
+        return info, state
+
+    def started(self, info: GameInfo, state: GameState) -> None:
+        """A game this process has just started (event loop): its clock runs, its streams
+        wake, and it is handed to the driver's owner."""
+        game_id = info.id
+        self._infos[game_id] = replace(info, status="live")
+        self.metrics.appends.inc(state.version)
+        self.clock.publish(game_id, state)
+        self.live.told(game_id, state.version)
+        self.games_changed()
+        log.info("game_started", game_id=game_id, seats=list(info.seats))
+        for callback in self.on_start:
+            callback(game_id)
 
     async def start(
         self,
@@ -329,32 +366,11 @@ class GameService:
         info = await self.info(game_id)
         if not principal.is_admin and principal.player_id != info.created_by:
             raise Forbidden("only the table's creator or the admin may start it")
-        async with self._lock(game_id):
-            info = await self.info(game_id)
-            if info.status != "created":
-                raise Conflict(f"game {game_id!r} has started already")
-            try:
-                state = await asyncio.to_thread(
-                    self.repo.create,
-                    game_id,
-                    info.seats,
-                    Rules.from_dict(info.rules),
-                    info.client_seed,
-                    server_seed,
-                    shuffle_id,
-                )
-            except GameExists as exc:
-                raise Conflict(str(exc)) from None
-            await asyncio.to_thread(self.catch_up)  # the index says "live" from now on
-            self._infos.pop(game_id, None)
-        self.metrics.appends.inc(state.version)
-        await self.info(game_id)
-        self.publish_turn(game_id, state)
-        self.notifier.notify(game_id, state.version)
-        self.notifier.games_changed()
-        log.info("game_started", game_id=game_id, seats=list(info.seats))
-        for callback in self.on_start:
-            callback(game_id)
+        async with self.commands.lock(game_id):
+            info, state = await asyncio.to_thread(
+                self.start_blocking, principal, game_id, server_seed, shuffle_id
+            )
+        self.started(info, state)
         return state
 
     async def mark_over(self, game_id: str) -> None:
@@ -362,26 +378,16 @@ class GameService:
         if info.status != "over":
             await asyncio.to_thread(self.catch_up)  # the game's end moves its index row
             self.release(game_id)
-            self.notifier.games_changed()
+            self.games_changed()
             log.info("game_over", game_id=game_id)
 
-    # --- reading ----------------------------------------------------------------------
+    # --- reading and playing (play.commands, play.clock, play.live) ---------------------
 
     async def load(self, game_id: str) -> GameState:
-        state = await asyncio.to_thread(self.repo.load, game_id)
-        if game_id in self._states and state.version > self.notifier.version(game_id):
-            # Another process wrote and the feed has not said so yet: from now on the cached
-            # state is known to be behind, and waiters here see the news.
-            self.notifier.notify(game_id, state.version)
-        return state
+        return await self.commands.load(game_id)
 
     async def load_fresh(self, game_id: str) -> GameState:
-        """The state after this process's last write when nothing newer is known, else a load.
-        Only for checks before a command: the command itself decides on the stored state."""
-        state = self._states.get(game_id)
-        if state is not None and state.version == self.notifier.version(game_id):
-            return state
-        return await self.load(game_id)
+        return await self.commands.load_fresh(game_id)
 
     async def player(self, player_id: str) -> Player | None:
         known = self.players.known(player_id)
@@ -390,302 +396,25 @@ class GameService:
         return await asyncio.to_thread(self.players.find, player_id)
 
     def seats_of(self, state: GameState, player_id: str | None) -> list[int]:
-        """The seats a player occupies now (a forfeited player holds none)."""
-        if player_id is None:
-            return []
-        return [s for s in range(4) if state.occupants and state.occupants[s][-1] == player_id]
+        return seats_of(state, player_id)
 
-    # --- writing ----------------------------------------------------------------------
+    def view(self, state: GameState, seat: int | None = None) -> dict[str, Any]:
+        """The seat's view (None: the public's) as JSON, ended deals encoded once a game."""
+        return self.live.view_dict(seat_view(state, -1 if seat is None else seat))
 
-    def publish_turn(
-        self, game_id: str, state: GameState, started: float | None = None
-    ) -> Turn | None:
-        """The clock of the decision the game now waits for (None: nobody to move).
-
-        The clock starts when the event that made it this seat's turn was recorded (`started`,
-        else that event's time from the recent tail, else now), so every process, and an owner
-        taking the game over, agrees on the same deadline."""
-        seat = state.to_move
-        known = self.turns.get(game_id)
-        if seat is None:
-            self.turns.pop(game_id, None)
-            return None
-        if known is not None and known.version == state.version:
-            return known
-        if started is None:
-            started = self.recorded_at(game_id, state.version)
-        info = self._infos.get(game_id)
-        seconds = info.decision_seconds if info else self.settings.decision_seconds
-        begun = started if started is not None else time.time()
-        turn = self.turns[game_id] = Turn(seat, state.version, begun + seconds)
-        return turn
-
-    def recorded_at(self, game_id: str, version: int) -> float | None:
-        """When the game's event at `version` was recorded (epoch s), from the recent tail."""
-        tail = self._tails.get(game_id)
-        if tail and tail[0].version <= version <= tail[-1].version:
-            return tail[version - tail[0].version].recorded_at.timestamp()
-        return None
+    def turn(self, game_id: str) -> Turn | None:
+        return self.clock.get(game_id)
 
     async def turn_for(self, game_id: str, state: GameState) -> Turn | None:
-        """publish_turn, reading the time of the state's last event when no tail holds it
-        (a game this process has just taken over)."""
-        known = self.turns.get(game_id)
-        if (known is not None and known.version == state.version) or state.to_move is None:
-            return self.publish_turn(game_id, state)
-        started = self.recorded_at(game_id, state.version)
-        if started is None and state.version > 0:
-            sid = stream_id(game_id)
-            version = state.version
-            rows = await asyncio.to_thread(
-                self.repo.store.read_stream, sid, version, to_version=version, upcast=False
-            )
-            if rows:
-                started = rows[0].recorded_at.timestamp()
-        return self.publish_turn(game_id, state, started)
-
-    def _remember(self, game_id: str, outcome: Outcome) -> None:
-        if outcome.recorded:
-            self._keep(game_id, outcome.recorded, outcome.state)
-
-    def _keep(self, game_id: str, records: Sequence[RecordedEvent], state: GameState) -> None:
-        """Extend the game's recent tail with `records` (starting it afresh when they do not
-        follow on), trim it to TAIL_EVENTS, and keep `state` when it is the state at the last."""
-        tail = self._tails.setdefault(game_id, [])
-        if tail and tail[-1].version + 1 != records[0].version:
-            tail.clear()
-        tail.extend(records)
-        del tail[:-TAIL_EVENTS]
-        if state.version == records[-1].version:
-            self._states[game_id] = state
-
-    def recent(
-        self, game_id: str, after_version: int
-    ) -> tuple[list[RecordedEvent], GameState] | None:
-        """The events after `after_version` and the state at the last, from this process's
-        recent writes; None when they do not reach back that far (read the database)."""
-        tail = self._tails.get(game_id)
-        state = self._states.get(game_id)
-        if not tail or state is None or state.version != tail[-1].version:
-            return None
-        if self.notifier.version(game_id) > tail[-1].version:  # another process wrote since
-            return None
-        if tail[0].version > after_version + 1 or tail[-1].version < after_version:
-            return None
-        return [r for r in tail if r.version > after_version], state
-
-    def absorb(self, game_id: str, records: Sequence[RecordedEvent]) -> None:
-        """Events of a game that the feed brought (written by any process): carry this
-        process's recent tail and state forward, so its streams and checks need no read.
-        Only for a game already cached here, and only when the events follow on."""
-        tail = self._tails.get(game_id)
-        state = self._states.get(game_id)
-        if not tail or state is None or state.version != tail[-1].version:
-            return
-        fresh = [r for r in records if r.version > state.version]
-        if not fresh or fresh[0].version != state.version + 1:
-            return  # nothing new, or a gap: the next read fills it from the store
-        try:
-            for r in fresh:
-                state = apply(state, to_domain_event(r))
-        except (InconsistentEvent, ValueError, KeyError, TypeError):
-            self.forget(game_id)  # never serve a state the store does not give
-            return
-        self._keep(game_id, fresh, state)
+        return await self.clock.turn_for(game_id, state)
 
     def forget(self, game_id: str) -> None:
-        self._tails.pop(game_id, None)
-        self._states.pop(game_id, None)
-        self.views.forget(game_id)
+        """Drop what is cached of a game whose driving moved (taken over, handed on, lost)."""
+        self.live.forget(game_id)
 
     def release(self, game_id: str) -> None:
         """Drop what this process keeps of a game that is over (ended here or elsewhere)."""
-        self.turns.pop(game_id, None)
         self._infos.pop(game_id, None)
-        self.house.forget(game_id)
-        self.forget(game_id)
-        self.notifier.forget(game_id)
-
-    async def _execute(
-        self,
-        game_id: str,
-        command: Command,
-        *,
-        at_version: int | None = None,
-        fence: Lease | None = None,
-    ) -> Outcome:
-        start = time.perf_counter()
-        known = self.notifier.version(game_id) or None
-        outcome = await asyncio.to_thread(
-            partial(self.repo.execute, game_id, command, known, at_version=at_version, fence=fence)
-        )
-        self.metrics.action_seconds.observe(time.perf_counter() - start)
-        if outcome.events:
-            self.metrics.appends.inc(len(outcome.events))
-            self._remember(game_id, outcome)
-            self.publish_turn(game_id, outcome.state)
-            self.notifier.notify(game_id, outcome.state.version)
-            if outcome.state.phase is Phase.OVER:
-                await self.mark_over(game_id)
-        elif outcome.violation is not None:
-            self.metrics.rejections.labels(outcome.violation.code).inc()
-        return outcome
-
-    async def act(
-        self,
-        principal: Principal,
-        game_id: str,
-        seat: int | None,
-        action: Action,
-        expected_version: int | None = None,
-    ) -> ActResult:
-        """An action sent over HTTP by the seat's own token (pull bots, people)."""
-        if principal.player_id is None:
-            raise Forbidden("the admin token holds no seat: act with the player's token")
-        async with self._lock(game_id):
-            state = await self.load_fresh(game_id)
-            behind = expected_version is not None and expected_version != state.version
-            if behind or state.to_move not in self.seats_of(state, principal.player_id):
-                # Before refusing, make sure the state is not this process's cache lagging
-                # behind a write by another process.
-                state = await self.load(game_id)
-            mine = self.seats_of(state, principal.player_id)
-            if seat is None:
-                if not mine:
-                    raise Forbidden("this token holds no seat in this game")
-                seat = state.to_move if state.to_move in mine else mine[0]
-            if seat not in mine:
-                raise Forbidden(f"this token does not hold seat {seat}")
-            if expected_version is not None and expected_version != state.version:
-                raise Conflict(
-                    f"the game is at version {state.version}, not {expected_version}: "
-                    "read the new state and decide again"
-                )
-            if state.to_move != seat:  # refused without a strike: not this seat's decision
-                refused = decide(state, action.command(seat))
-                if not isinstance(refused, Violation):
-                    raise Conflict("the game is between decisions: try again")
-                self.metrics.rejections.labels(refused.code).inc()
-                return ActResult(state, seat, refused)
-            outcome = await self._execute(game_id, action.command(seat))
-            if outcome.violation is None:
-                return ActResult(outcome.state, seat)
-            strike = await self._strike(
-                game_id, outcome.state, seat, ILLEGAL, outcome.violation.code
-            )
-            return ActResult(await self.load(game_id), seat, outcome.violation, strike)
-
-    async def apply_decision(
-        self,
-        game_id: str,
-        seat: int,
-        version: int,
-        action: Action,
-        owner: str,
-        fence: Lease | None = None,
-    ) -> ActResult | None:
-        """A house or push bot's action, asked at `version` (None if the game moved on).
-        `fence`: the driving process's lease on the game (nothing is written without it)."""
-        async with self._lock(game_id):
-            # The cached state when current: `at_version` makes the command decide on the
-            # stored state if not, and the append refuses a stale version anyway.
-            state = await self.load_fresh(game_id)
-            if state.version != version or state.to_move != seat:
-                return None
-            outcome = await self._execute(
-                game_id, action.command(seat), at_version=version, fence=fence
-            )
-            if outcome.stale:
-                return None
-            if outcome.violation is None:
-                return ActResult(outcome.state, seat)
-            refused = outcome.violation
-            if is_house(owner):  # a house bot never plays illegally: play the first legal
-                fallback = seat_view(outcome.state, seat).legal[0]
-                outcome = await self._execute(
-                    game_id, fallback.command(seat), at_version=version, fence=fence
-                )
-                return ActResult(outcome.state, seat, refused)
-            strike = await self._strike(
-                game_id, outcome.state, seat, ILLEGAL, refused.code, fence=fence
-            )
-            return ActResult(await self.load(game_id), seat, refused, strike)
-
-    async def strike_at(
-        self,
-        game_id: str,
-        seat: int,
-        version: int,
-        reason: str,
-        detail: str = "",
-        fence: Lease | None = None,
-    ) -> StrikeInfo | None:
-        """A time-out or a bad reply for the decision asked at `version` (None: the game has
-        moved on, so there is nothing to strike)."""
-        async with self._lock(game_id):
-            state = await self.load(game_id)
-            if state.version != version or state.to_move != seat:
-                return None
-            return await self._strike(game_id, state, seat, reason, detail, fence=fence)
-
-    async def _strike(
-        self,
-        game_id: str,
-        state: GameState,
-        seat: int,
-        reason: str,
-        detail: str,
-        fence: Lease | None = None,
-    ) -> StrikeInfo | None:
-        """Record a strike; forfeit at the limit, else play the default move (lock held).
-
-        Every step is decided at the version the step before left, so a move landing in
-        between (a late action, another process) makes the rest stale instead of doubling a
-        strike or playing for a seat that has moved. None: the strike itself was stale."""
-        outcome = await self._execute(
-            game_id, RecordStrike(seat, reason), at_version=state.version, fence=fence
-        )
-        if outcome.stale or outcome.violation is not None:
-            return None
-        count = outcome.state.strikes[seat]
-        self.metrics.strikes.labels(reason).inc()
-        player = state.occupants[seat][-1]
-        log.warning(
-            "strike",
-            game_id=game_id,
-            seat=seat,
-            player=player,
-            reason=reason,
-            detail=detail,
-            count=count,
-        )
-        substitute = house_owner(self.settings.house_strategy)
-        if count >= self.settings.max_strikes:
-            gone = await self._execute(
-                game_id,
-                Abandon(seat, "strikes"),
-                at_version=outcome.state.version,
-                fence=fence,
-            )
-            if not gone.stale:
-                await self._execute(
-                    game_id,
-                    Substitute(seat, substitute),
-                    at_version=gone.state.version,
-                    fence=fence,
-                )
-            self.metrics.forfeits.inc()
-            log.warning("forfeit", game_id=game_id, seat=seat, player=player, substitute=substitute)
-            return StrikeInfo(seat, reason, count, True, None)
-        view = seat_view(outcome.state, seat)
-        action = await asyncio.to_thread(self.house.choose, game_id, seat, substitute, view)
-        at = outcome.state.version
-        done = await self._execute(game_id, action.command(seat), at_version=at, fence=fence)
-        if done.violation is not None:  # cannot happen with a legal action; be safe anyway
-            action = view.legal[0]
-            await self._execute(game_id, action.command(seat), at_version=at, fence=fence)
-        return StrikeInfo(seat, reason, count, False, action.to_dict())
-
-    async def house_action(self, game_id: str, state: GameState, seat: int, owner: str) -> Action:
-        view = seat_view(state, seat)
-        return await asyncio.to_thread(self.house.choose, game_id, seat, owner, view)
+        self.clock.forget(game_id)
+        self.commands.forget(game_id)
+        self.live.forget(game_id)

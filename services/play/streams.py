@@ -1,10 +1,11 @@
 """Event streams as bytes: Server-Sent Events or NDJSON, for a seat or for the public.
 
-A stream reads the game's stored events from the first, maps each to its audience's form
-(play.feed) and sends those after the client's `after` version (`Last-Event-ID`). A seat's
-stream adds a `your_turn` message (the seat's view, legal actions, deadline) whenever the game
-waits for that seat; it is not stored and carries the id of the last event. Streams end after
-the game's last event (`seed_revealed`).
+A stream sends the game's events after the client's `after` version (`Last-Event-ID`), each in
+its audience's form (domain.view.disclose), from this process's live cache when it reaches
+back that far, else read from the store from that version on. A seat's stream adds a
+`your_turn` message (the seat's view, legal actions, deadline) whenever the game waits for that
+seat; it is not stored and carries the id of the last event. Streams end after the game's last
+event (`seed_revealed`), and a seat's stream when the seat is handed to a substitute.
 """
 
 from __future__ import annotations
@@ -13,18 +14,26 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Literal
 
-import orjson
-
-from domain.game import Phase
+from domain.game import GameState, Phase
 from domain.view import seat_view
 from services.play.driver import iso
-from services.play.feed import AudienceFeed
+from services.play.live import Message, StreamFormat, encode, messages
 from services.play.service import GameService
+from tournament.games import stream_id, to_domain_event
 
-StreamFormat = Literal["sse", "ndjson"]
+__all__ = [
+    "MEDIA_TYPES",
+    "StreamFormat",
+    "StreamOptions",
+    "encode",
+    "game_stream",
+    "keepalive",
+    "player_stream",
+]
+
 MEDIA_TYPES = {"sse": "text/event-stream", "ndjson": "application/x-ndjson"}
+FINAL_EVENT = "seed_revealed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,18 +48,35 @@ class StreamOptions:
     keepalive_seconds: float
 
 
-def encode(message: dict[str, Any], fmt: StreamFormat) -> bytes:
-    data = orjson.dumps(message)
-    if fmt == "ndjson":
-        return data + b"\n"
-    head = f"event: {message['type']}\n"
-    if message.get("id") is not None:
-        head = f"id: {message['id']}\n" + head
-    return head.encode() + b"data: " + data + b"\n\n"
-
-
 def keepalive(fmt: StreamFormat) -> bytes:
     return b"\n" if fmt == "ndjson" else b": keepalive\n\n"
+
+
+async def messages_after(
+    games: GameService, game_id: str, after: int
+) -> tuple[list[Message], GameState]:
+    """The game's messages after version `after` and the state they end at: from the live
+    cache, else the store's events from `after + 1` only, disclosed with the current state."""
+    held = games.live.since(game_id, after)
+    if held is not None:
+        return held
+    state = await games.load(game_id)
+    if state.version <= after:
+        return [], state
+    store = games.repo.store
+    records = await asyncio.to_thread(
+        store.read_stream, stream_id(game_id), after + 1, to_version=state.version
+    )
+    return messages(game_id, records, state, [to_domain_event(r) for r in records]), state
+
+
+def _substituted_before(state: GameState, seat: int, sent: list[Message]) -> bool:
+    """The seat was handed to a substitute at or before the first message to send."""
+    if not state.occupants or len(state.occupants[seat]) < 2:
+        return False
+    return not any(
+        m.type == "seat_substituted" and m.disclosure.public.get("seat") == seat for m in sent
+    )
 
 
 async def game_stream(
@@ -59,63 +85,64 @@ async def game_stream(
     seat: int | None,
     options: StreamOptions,
 ) -> AsyncIterator[bytes]:
-    fmt, after = options.fmt, options.after
-    feed = AudienceFeed(game_id, seat)
-    position = 0
+    fmt = options.fmt
+    position = options.after
     announced = -1
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
-    woke = False
+    first = True
     while True:
-        recent = games.recent(game_id, position) if woke else None
-        if recent is not None:
-            records, state = recent
-        else:
-            records = await asyncio.to_thread(games.repo.events, game_id, position + 1)
-            state = None
+        batch, state = await messages_after(games, game_id, position)
+        if first and seat is not None and _substituted_before(state, seat, batch):
+            return  # a forfeited seat's stream has ended: the hands are no longer its
+        first = False
         out: list[bytes] = []
-        for r in records:
-            message = feed.form(r)
-            position = r.version
-            if r.version > after:
-                out.append(encode(message, fmt))
-            if feed.replaced:  # a forfeited seat's stream ends: the hands are no longer its
-                yield b"".join(out)
+        finished = False
+        for m in batch:
+            out.append(m.encoded(seat, fmt))
+            position = m.version
+            finished = finished or m.type == FINAL_EVENT
+            if (
+                seat is not None
+                and m.type == "seat_substituted"
+                and m.disclosure.public.get("seat") == seat
+            ):
+                yield b"".join(out)  # the seat's stream ends with its hand-over
                 return
-        if state is None and position:
-            state = await games.load(game_id)
-        if (
-            seat is not None
-            and state is not None
-            and state.version == position
-            and state.to_move == seat
-            and announced != position
-        ):
-            announced = position
-            turn = games.turns.get(game_id)
-            deadline = turn.deadline if turn and turn.version == position else None
-            view = seat_view(state, seat)
-            data = {
-                "version": position,
-                "seat": seat,
-                "deadline": iso(deadline) if deadline else None,
-                "deadline_ms": int(max(deadline - time.time(), 0) * 1000) if deadline else None,
-                "legal": [a.to_dict() for a in view.legal],
-                "view": games.views.to_dict(view),
-            }
-            message = {"id": position, "game_id": game_id, "type": "your_turn", "data": data}
-            out.append(encode(message, fmt))
+        position = max(position, state.version)
+        if seat is not None and state.to_move == seat and announced != state.version:
+            announced = state.version
+            out.append(your_turn(games, game_id, seat, state, fmt))
         if out:
             yield b"".join(out)
             last_sent = time.monotonic()
-        over = feed.finished or (state is not None and state.phase is Phase.OVER and not records)
+        over = finished or (state.phase is Phase.OVER and not batch)
         if over or not options.follow:
             return
-        woke = await games.notifier.wait(game_id, position, options.poll_seconds)
+        woke = await games.live.wait(game_id, position, options.poll_seconds)
         if not woke and time.monotonic() - last_sent >= options.keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()
+
+
+def your_turn(
+    games: GameService, game_id: str, seat: int, state: GameState, fmt: StreamFormat
+) -> bytes:
+    """The seat's turn: its view, its legal actions and the deadline (not a stored event)."""
+    turn = games.turn(game_id)
+    deadline = turn.deadline if turn and turn.version == state.version else None
+    view = seat_view(state, seat)
+    data = {
+        "version": state.version,
+        "seat": seat,
+        "deadline": iso(deadline) if deadline else None,
+        "deadline_ms": int(max(deadline - time.time(), 0) * 1000) if deadline else None,
+        "legal": [a.to_dict() for a in view.legal],
+        "view": games.live.view_dict(view),
+    }
+    message = {"id": state.version, "game_id": game_id, "type": "your_turn", "data": data}
+    return encode(message, fmt)
 
 
 async def player_stream(
@@ -131,7 +158,7 @@ async def player_stream(
     if fmt == "sse":
         yield b"retry: 2000\n\n"
     while True:
-        epoch = games.notifier.games_epoch
+        epoch = games.games_epoch
         current = {
             info.id: list(info.seats)
             for info in await games.list_games("live", player_id, limit=10_000)
@@ -151,7 +178,7 @@ async def player_stream(
         if out:
             yield b"".join(out)
             last_sent = time.monotonic()
-        woke = await games.notifier.wait_games(epoch, poll_seconds)
+        woke = await games.wait_games(epoch, poll_seconds)
         if not woke and time.monotonic() - last_sent >= keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()

@@ -1,8 +1,8 @@
 """Wake-ups across processes: follow the store's global feed and tell this process of writes
 made by the others.
 
-Every process writes through its own GameService and notifies its own streams and driver at
-once (play.notifier). When several `king serve` processes share one database, a move posted to
+Every process writes through its own GameService and wakes its own streams and driver at once
+(play.live). When several `king serve` processes share one database, a move posted to
 one must wake the streams and the driver of the others too. The watcher tails the event
 store's feed on a thread (on PostgreSQL a LISTEN/NOTIFY wake-up makes that immediate; on
 SQLite it polls every `poll_seconds`) and, on the event loop:
@@ -128,13 +128,12 @@ class StoreWatcher:
                     return
 
     def _deliver(self, changes: GameChanges) -> None:
-        notifier = self.games.notifier
-        for game_id, version in changes.versions.items():
-            self.games.absorb(game_id, changes.records[game_id])
-            notifier.notify(game_id, version)
+        live = self.games.live
+        for game_id in changes.versions:
+            live.absorb(game_id, changes.records[game_id])
         for game_id in changes.created:
             self.on_created(game_id)  # a no-op where nothing drives or it is owned here
         for game_id in changes.over:
             self.games.release(game_id)
         if changes.created or changes.over:
-            notifier.games_changed()
+            self.games.games_changed()

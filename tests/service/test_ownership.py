@@ -114,14 +114,14 @@ def test_an_owner_whose_lease_was_taken_writes_nothing_and_the_race_strikes_once
             assert new is not None and new.epoch == old.epoch + 1
 
             with pytest.raises(LeaseLost):
-                await one.games.strike_at("race-1", seat, version, TIMEOUT, fence=old)
+                await one.games.commands.strike_at("race-1", seat, version, TIMEOUT, fence=old)
             assert strikes(one, "race-1") == []
             assert one.store.stream_version("game-race-1") == version
 
             # Both "owners" act on the same decision at once: only the lease holder lands.
             results = await asyncio.gather(
-                one.games.strike_at("race-1", seat, version, TIMEOUT, fence=old),
-                two.games.strike_at("race-1", seat, version, TIMEOUT, fence=new),
+                one.games.commands.strike_at("race-1", seat, version, TIMEOUT, fence=old),
+                two.games.commands.strike_at("race-1", seat, version, TIMEOUT, fence=new),
                 return_exceptions=True,
             )
             assert isinstance(results[0], LeaseLost), results
@@ -132,8 +132,12 @@ def test_an_owner_whose_lease_was_taken_writes_nothing_and_the_race_strikes_once
             # once: it is decided at its version only, so one strike, one default move.
             moved = await two.games.load("race-1")
             results = await asyncio.gather(
-                one.games.strike_at("race-1", moved.to_move, moved.version, TIMEOUT, fence=new),
-                two.games.strike_at("race-1", moved.to_move, moved.version, TIMEOUT, fence=new),
+                one.games.commands.strike_at(
+                    "race-1", moved.to_move, moved.version, TIMEOUT, fence=new
+                ),
+                two.games.commands.strike_at(
+                    "race-1", moved.to_move, moved.version, TIMEOUT, fence=new
+                ),
             )
             assert sum(r is not None for r in results) == 1, results
             assert len(strikes(two, "race-1")) == 2
@@ -149,10 +153,14 @@ def test_a_strike_asked_at_a_version_the_game_has_left_is_stale(
     async def scenario() -> None:
         async with process(settings_) as one:
             state = await started_game(one, "stale-1")
-            assert await one.games.strike_at("stale-1", state.to_move, state.version, TIMEOUT)
+            assert await one.games.commands.strike_at(
+                "stale-1", state.to_move, state.version, TIMEOUT
+            )
             after = await one.games.load("stale-1")
             # The time-out was already dealt with: asking again at the old version is a no-op.
-            again = await one.games.strike_at("stale-1", state.to_move, state.version, TIMEOUT)
+            again = await one.games.commands.strike_at(
+                "stale-1", state.to_move, state.version, TIMEOUT
+            )
             assert again is None
             assert (await one.games.load("stale-1")).version == after.version
             assert len(strikes(one, "stale-1")) == 1

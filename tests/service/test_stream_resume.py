@@ -146,3 +146,40 @@ def test_a_seat_stream_resumed_mid_game_gets_your_turn_again(
         assert r.status_code == 403
         r = client.get(f"/api/v1/games/{game_id}/seats/1/events", headers=mine)
         assert r.status_code == 403
+
+
+def test_a_resumed_stream_reads_the_store_from_where_it_stands_not_from_the_start(
+    make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing of the game cached (another process played it, or it left the cache), a
+    stream resumed after version k reads the game's events from k + 1 only, and still sends
+    exactly what the full stream sends from there (the hands of ended deals included)."""
+    from services.app import services_of
+    from tournament.games import stream_id
+
+    app = create_app(make_settings())
+    with TestClient(app) as client:
+        token = create_player(client, "owner")
+        game_id = create_game(client, token, HOUSE)
+        wait_over(client, game_id)
+        path = f"/api/v1/games/{game_id}/events"
+        full = read(client, path, "ndjson")
+        services = services_of(app)
+        store = services.store
+        reads: list[int] = []
+        original = store.read_stream
+
+        def spy(sid: str, from_version: int = 1, *args: Any, **kwargs: Any) -> Any:
+            if sid == stream_id(game_id):
+                reads.append(from_version)
+            return original(sid, from_version, *args, **kwargs)
+
+        monkeypatch.setattr(store, "read_stream", spy)
+        for k in (len(full) // 3, len(full) - 40, len(full) - 1):
+            services.games.forget(game_id)
+            reads.clear()
+            assert read(client, path, "ndjson", after=k) == full[k:], k
+            # one replay to rebuild the state (the whole stream: nothing is cached), then the
+            # stream's own read from k + 1
+            assert reads[-1] == k + 1, reads
+            assert min(reads[1:], default=k + 1) == k + 1, reads

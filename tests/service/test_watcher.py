@@ -1,4 +1,4 @@
-"""Two service processes on one database (two apps here, each with its own store, notifier
+"""Two service processes on one database (two apps here, each with its own store, live cache
 and driver): a game started through the API-only one is played by the other's driver, and a
 pull bot on the API-only one plays against house bots driven by the other."""
 
@@ -171,10 +171,11 @@ def test_the_feed_carries_a_processes_cached_state_forward(
         mine = act(a)  # `api` writes: it caches the game's tail and state
         theirs = [act(b) for _ in range(3)][-1]  # then the other process writes
         games = services_of(api).games
-        wait_for(lambda: games.notifier.version(game_id) == theirs, "the feed to bring them")
-        recent = games.recent(game_id, mine)
+        wait_for(lambda: games.live.version(game_id) == theirs, "the feed to bring them")
+        recent = games.live.since(game_id, mine)
         assert recent is not None, "served from the cache, not the store"
-        records, state = recent
+        held, state = recent
         stored = services_of(api).repo.events(game_id, mine + 1)
-        assert [r.event_id for r in records] == [r.event_id for r in stored]
+        assert [m.version for m in held] == [r.version for r in stored]
+        assert [m.type for m in held] == [r.type for r in stored]
         assert state == services_of(other).repo.load(game_id) and state.version == theirs

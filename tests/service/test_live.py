@@ -1,0 +1,166 @@
+"""The live cache (play.live) and the clock (play.clock) on their own, with real games on a
+SQLite store and a fake clock reader: the tail, its gaps, the feed's events, wake-ups, each
+event encoded once, and deadlines taken from the events' recorded times."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from domain.game import Phase
+from domain.view import seat_view
+from eventstore import EventStore, RecordedEvent
+from services.play.clock import GameClock
+from services.play.live import TAIL, LiveGames, messages
+from tournament.games import GameRepository, stream_id, to_domain_event
+
+
+def _played(tmp_path: Path, moves: int) -> tuple[EventStore, list[RecordedEvent]]:
+    """A game with `moves` random legal actions, written without any live cache."""
+    store = EventStore.open(f"sqlite:///{tmp_path / 'live.db'}")
+    repo = GameRepository(store)
+    state = repo.create("g1", ["a", "b", "c", "d"])
+    rng = random.Random(7)
+    for _ in range(moves):
+        seat = state.to_move
+        assert seat is not None and state.phase is not Phase.OVER
+        state = repo.execute("g1", rng.choice(seat_view(state, seat).legal).command(seat)).state
+    return store, store.read_stream(stream_id("g1"))
+
+
+def test_the_tail_serves_what_it_holds_and_nothing_it_does_not(tmp_path: Path) -> None:
+    store, records = _played(tmp_path, 40)
+    final = GameRepository(store).load("g1")
+    live = LiveGames()
+    cut = len(records) - 30
+    live.record("g1", records[cut:], final)  # the last 30 events, appended here
+    assert live.state("g1") == final and live.version("g1") == final.version
+    held = live.since("g1", cut + 5)
+    assert held is not None
+    sent, at = held
+    assert [m.version for m in sent] == [r.version for r in records[cut + 5 :]]
+    assert at == final
+    assert live.since("g1", final.version) == ([], final)
+    assert live.since("g1", cut - 3) is None, "the tail does not reach back that far"
+    # Someone else wrote further: the cache is behind, and says so instead of serving.
+    live.told("g1", final.version + 2)
+    assert live.state("g1") is None and live.since("g1", cut + 5) is None
+    store.close()
+
+
+def test_a_gap_starts_the_tail_afresh_and_the_tail_is_bounded(tmp_path: Path) -> None:
+    store, records = _played(tmp_path, 260)
+    assert len(records) > TAIL
+    final = GameRepository(store).load("g1")
+    live = LiveGames()
+    live.record("g1", records[:10], final)  # a state ahead of its messages: not served
+    assert live.since("g1", 0) is None
+    live.record("g1", records[-5:], final)  # does not follow on: the tail starts again
+    held = live.since("g1", records[-6].version)
+    assert held is not None and [m.version for m in held[0]] == [r.version for r in records[-5:]]
+    live.forget("g1")
+    live.record("g1", records, final)
+    held = live.since("g1", records[-TAIL].version - 1)
+    assert held is not None and len(held[0]) == TAIL
+    assert live.since("g1", records[-TAIL].version - 2) is None
+    store.close()
+
+
+def test_each_event_is_encoded_once_per_audience_and_format(tmp_path: Path) -> None:
+    store, records = _played(tmp_path, 3)
+    final = GameRepository(store).load("g1")
+    shown = messages("g1", records, final)
+    dealt = next(m for m in shown if m.type == "deal_started")
+    public = dealt.encoded(None, "ndjson")
+    assert dealt.encoded(None, "ndjson") is public
+    hands = {dealt.encoded(s, "ndjson") for s in range(4)}
+    assert len(hands) == 4 and public not in hands
+    for s in range(4):
+        assert records[1].payload["hands"][s][0].encode() in dealt.encoded(s, "ndjson")
+    played = next(m for m in shown if m.type == "card_played")
+    assert played.encoded(0, "sse") is played.encoded(3, "sse") is played.encoded(None, "sse")
+    assert played.encoded(0, "sse").startswith(f"id: {played.version}\n".encode())
+    store.close()
+
+
+def test_the_feed_carries_the_state_forward_only_when_its_events_follow_on(
+    tmp_path: Path,
+) -> None:
+    store, records = _played(tmp_path, 20)
+    repo_live = LiveGames()
+    repo = GameRepository(store, repo_live)
+    cut = len(records) - 6
+    at_cut = GameRepository(store).load("g1")  # final; the cache starts at `cut` below
+    from domain.game import GameState, apply
+
+    state = GameState()
+    for r in records[:cut]:
+        state = apply(state, to_domain_event(r))
+    repo_live.record("g1", records[:cut], state)
+    repo_live.absorb("g1", records[cut + 2 :])  # a gap: only the version is noted
+    assert repo_live.version("g1") == records[-1].version
+    assert repo_live.state("g1") is None
+    repo_live.absorb("g1", records[cut:])  # follows on: applied, and served
+    assert repo_live.state("g1") == at_cut
+    assert repo.load("g1") == at_cut
+    held = repo_live.since("g1", cut)
+    assert held is not None and [m.version for m in held[0]] == [r.version for r in records[cut:]]
+    store.close()
+
+
+def test_waiters_wake_when_the_game_moves_and_time_out_when_it_does_not() -> None:
+    async def scenario() -> tuple[bool, bool, bool]:
+        live = LiveGames()
+        quiet = await live.wait("g", 0, 0.01)
+        waiting = asyncio.ensure_future(live.wait("g", 0, 5))
+        await asyncio.sleep(0)
+        live.told("g", 3)
+        woke = await asyncio.wait_for(waiting, 1)
+        already = await live.wait("g", 2, 5)  # known past 2: no wait at all
+        return quiet, woke, already
+
+    assert asyncio.run(scenario()) == (False, True, True)
+
+
+def test_the_clock_runs_from_the_turns_recorded_time(tmp_path: Path) -> None:
+    store, records = _played(tmp_path, 5)
+    final = GameRepository(store).load("g1")
+    live = LiveGames()
+    reads: list[tuple[str, int]] = []
+
+    def read_time(game_id: str, version: int) -> float | None:
+        reads.append((game_id, version))
+        return 1000.0
+
+    clock = GameClock(live, lambda _: 30.0, read_time)
+    # Taken over: nothing in the tail, so the event's time is read once, then kept.
+    turn = asyncio.run(clock.turn_for("g1", final))
+    assert turn is not None and turn.deadline == 1030.0 and turn.seat == final.to_move
+    assert asyncio.run(clock.turn_for("g1", final)) == turn and len(reads) == 1
+    # Written here: the tail has the time, nothing is read.
+    clock.forget("g1")
+    live.record("g1", records, final)
+    turn = asyncio.run(clock.turn_for("g1", final))
+    assert turn is not None
+    assert turn.deadline == pytest.approx(records[-1].recorded_at.timestamp() + 30.0)
+    assert len(reads) == 1
+    store.close()
+
+
+def test_events_overlapping_the_tail_extend_it_without_losing_what_it_held(
+    tmp_path: Path,
+) -> None:
+    """A load read in a worker thread may bring events the feed has brought meanwhile: the
+    overlap is skipped, not taken for a gap."""
+    store, records = _played(tmp_path, 30)
+    final = GameRepository(store).load("g1")
+    live = LiveGames()
+    live.record("g1", records, final)
+    live.record("g1", records[-8:], final)  # the same events again
+    held = live.since("g1", records[5].version)
+    assert held is not None
+    assert [m.version for m in held[0]] == [r.version for r in records[6:]]
+    store.close()
