@@ -19,14 +19,9 @@ from sqlalchemy import event, func, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
+from eventstore.appending import HeadCache, Link, chain_rows, recorded
 from eventstore.backends import Engines, StoreSettings, create_engines
-from eventstore.canonical import (
-    GENESIS_HASH,
-    canonical_json,
-    chain_hash,
-    check_metadata_size,
-    event_document,
-)
+from eventstore.canonical import GENESIS_HASH, canonical_json, check_metadata_size
 from eventstore.decoding import as_utc, decode_rows
 from eventstore.errors import (
     ChainBrokenError,
@@ -153,8 +148,13 @@ class EventStore:
         self.statements = 0
         """SQL statements this store has sent (see `_count_statements`): a cost meter."""
         self._count_statements(engines)
-        # PostgreSQL appends in one statement when the cached heads are right
-        self._fast = PgAppender(engines, self._count, _default_stream_type) if self._pg else None
+        # PostgreSQL appends in one statement, built on the heads last written or read here
+        self._head_cache = HeadCache()
+        self._fast = (
+            PgAppender(engines, self._count, _default_stream_type, self._head_cache)
+            if self._pg
+            else None
+        )
 
     def _count(self, n: int) -> None:
         self.statements += n
@@ -311,8 +311,7 @@ class EventStore:
                 except dbapi.IntegrityError as exc:
                     raise ConflictError(f"concurrent write raced this append: {exc}") from exc
         except dbapi.OperationalError as exc:
-            if fast is not None:
-                fast.forget([item.stream_id for item in items])  # committed or not: unknown
+            self._head_cache.forget([item.stream_id for item in items])  # committed or not?
             raise _unavailable(exc) from exc
 
     @contextmanager
@@ -384,128 +383,105 @@ class EventStore:
         careful: bool,
         fence: Lease | None = None,
     ) -> list[list[RecordedEvent]]:
-        st = self._sql
         with self._raw(write=True) as cur:
-            if st.lock is not None:
-                cur.execute(st.lock, {"k": self._engines.advisory_lock_key})
-            if fence is not None:
-                self._check_fence(cur, fence)
-            cur.execute(st.max_position)
-            position = cur.fetchone()[0] or 0
-            heads = self._heads(cur, items)
-            now = datetime.now(UTC)
-            stamp: object = now if self._pg else now.replace(tzinfo=None).isoformat(" ")
-            results: list[list[RecordedEvent]] = []
-            event_rows: list[dict[str, Any]] = []
-            new_streams: dict[str, dict[str, Any]] = {}
-            updated: dict[str, dict[str, Any]] = {}
-            loads = orjson.loads
-            for index, item in enumerate(items):
-                sid = item.stream_id
-                head = heads[sid]
-                try:
-                    existing = self._already_recorded(cur, item) if careful else None
-                    if existing is None:
-                        expected = item.expected
-                        if expected is StreamState.NO_STREAM:
-                            expected = 0
-                        if expected is not StreamState.ANY and expected != head.version:
-                            existing = self._already_recorded(cur, item)
-                            if existing is None:
-                                raise VersionConflict(sid, item.expected, head.version)
-                except ConflictError as exc:
-                    raise GroupConflict(index, exc) from None
-                if existing is not None:
-                    results.append(existing)
-                    continue
-                recorded: list[RecordedEvent] = []
-                prev, version = head.hash, head.version
-                for e in item.events:
-                    position += 1
-                    version += 1
-                    digest = chain_hash(
-                        prev,
-                        event_document(
-                            stream_id=sid,
-                            version=version,
-                            event_id=e.event_id,
-                            type=e.type,
-                            schema_version=e.schema_version,
-                            payload=e.payload,
-                            meta=e.meta,
-                        ),
-                    )
-                    event_rows.append(
-                        {
-                            "position": position,
-                            "stream_id": sid,
-                            "version": version,
-                            "event_id": e.event_id,
-                            "type": e.type,
-                            "schema_version": e.schema_version,
-                            "payload": e.payload.decode(),
-                            "meta": e.meta.decode(),
-                            "recorded_at": stamp,
-                            "prev_hash": prev,
-                            "hash": digest,
-                        }
-                    )
-                    recorded.append(
-                        RecordedEvent(
-                            position,
-                            sid,
-                            version,
-                            e.event_id,
-                            e.type,
-                            e.schema_version,
-                            loads(e.payload),
-                            loads(e.meta),
-                            now,
-                            prev,
-                            digest,
-                        )
-                    )
-                    prev = digest
-                results.append(recorded)
-                if sid in new_streams:
-                    new_streams[sid]["version"] = version
-                    new_streams[sid]["head_hash"] = prev
-                elif not head.exists:
-                    stream_type, metadata = extras.get(sid, (None, "{}"))
-                    new_streams[sid] = {
-                        "id": sid,
-                        "type": stream_type or _default_stream_type(sid),
-                        "version": version,
-                        "head_hash": prev,
-                        "metadata": metadata,
-                        "created_at": stamp,
-                        "updated_at": stamp,
-                    }
-                else:
-                    updated[sid] = {
-                        "sid": sid,
-                        "new_version": version,
-                        "new_head": prev,
-                        "now": stamp,
-                    }
-                heads[sid] = _Head(True, version, prev)
-            if event_rows:
-                if len(event_rows) == 1:
-                    cur.execute(st.insert_event, event_rows[0])
-                else:
-                    cur.executemany(st.insert_event, event_rows)
-                for row in new_streams.values():
-                    cur.execute(st.insert_stream, row)
-                for row in updated.values():
-                    cur.execute(st.update_stream, row)
-                if st.notify is not None:
-                    channel = self._engines.settings.notify_channel
-                    cur.execute(st.notify, {"channel": channel, "position": str(position)})
-        if self._fast is not None:  # committed: the heads read and written are the real ones
-            self._fast.remember({sid: (h.version, h.hash) for sid, h in heads.items() if h.exists})
+            results, heads = self._write_in(cur, items, extras, careful=careful, fence=fence)
+        self._head_cache.remember(heads)  # committed: the heads read and written are real
         return results
 
-    def _heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
+    def _write_in(
+        self,
+        cur: Any,
+        items: list[PreparedAppend],
+        extras: dict[str, tuple[str | None, str]],
+        *,
+        careful: bool,
+        fence: Lease | None,
+    ) -> tuple[list[list[RecordedEvent]], dict[str, tuple[int, str]]]:
+        """The general path, in the caller's write transaction: lock, fence, heads read,
+        conflicts and retries judged on them, rows written. Returns the results and the
+        heads to remember once committed."""
+        st = self._sql
+        if st.lock is not None:
+            cur.execute(st.lock, {"k": self._engines.advisory_lock_key})
+        if fence is not None:
+            self._check_fence(cur, fence)
+        cur.execute(st.max_position)
+        position = cur.fetchone()[0] or 0
+        heads = self._read_heads(cur, items)
+        now = datetime.now(UTC)
+        stamp = self._stamp(now)
+        results: list[list[RecordedEvent]] = []
+        event_rows: list[tuple[object, ...]] = []
+        new_streams: dict[str, dict[str, Any]] = {}
+        updated: dict[str, dict[str, Any]] = {}
+        for index, item in enumerate(items):
+            sid = item.stream_id
+            head = heads[sid]
+            try:
+                existing = self._already_recorded(cur, item) if careful else None
+                if existing is None:
+                    expected = item.expected
+                    if expected is StreamState.NO_STREAM:
+                        expected = 0
+                    if expected is not StreamState.ANY and expected != head.version:
+                        existing = self._already_recorded(cur, item)
+                        if existing is None:
+                            raise VersionConflict(sid, item.expected, head.version)
+            except ConflictError as exc:
+                raise GroupConflict(index, exc) from None
+            if existing is not None:
+                results.append(existing)
+                continue
+            links = chain_rows(sid, head.version, head.hash, item.events)
+            results.append(recorded(links, position, now))
+            event_rows.extend(_event_rows(links, position, stamp))
+            position += len(links)
+            version, prev = links[-1][1], links[-1][8]
+            if sid in new_streams:
+                new_streams[sid]["version"] = version
+                new_streams[sid]["head_hash"] = prev
+            elif not head.exists:
+                stream_type, metadata = extras.get(sid, (None, "{}"))
+                new_streams[sid] = {
+                    "id": sid,
+                    "type": stream_type or _default_stream_type(sid),
+                    "version": version,
+                    "head_hash": prev,
+                    "metadata": metadata,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                }
+            else:
+                updated[sid] = {
+                    "sid": sid,
+                    "new_version": version,
+                    "new_head": prev,
+                    "now": stamp,
+                }
+            heads[sid] = _Head(True, version, prev)
+        if event_rows:
+            self._insert_events(cur, event_rows)
+            for row in new_streams.values():
+                cur.execute(st.insert_stream, row)
+            for row in updated.values():
+                cur.execute(st.update_stream, row)
+            if st.notify is not None:
+                channel = self._engines.settings.notify_channel
+                cur.execute(st.notify, {"channel": channel, "position": str(position)})
+        return results, {sid: (h.version, h.hash) for sid, h in heads.items() if h.exists}
+
+    def _insert_events(self, cur: Any, rows: list[tuple[object, ...]]) -> None:
+        if len(rows) == 1:
+            cur.execute(self._sql.insert_events, rows[0])
+        else:
+            cur.executemany(self._sql.insert_events, rows)
+
+    def _stamp(self, now: datetime) -> object:
+        """`recorded_at` as bound: SQLite stores the naive UTC text (isoformat, minus the
+        "+00:00" of an aware UTC moment), PostgreSQL the moment."""
+        return now if self._pg else now.isoformat(" ")[:-6]
+
+    def _read_heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
         heads: dict[str, _Head] = {}
         for item in items:
             sid = item.stream_id
@@ -948,6 +924,11 @@ def _check_ttl(ttl_ms: object) -> None:
     assert isinstance(ttl_ms, int)
     if ttl_ms > MAX_LEASE_TTL_MS:
         raise InvalidVersionError(f"ttl_ms must be at most {MAX_LEASE_TTL_MS} (a year)")
+
+
+def _event_rows(links: list[Link], position: int, stamp: object) -> list[tuple[object, ...]]:
+    """`links` as `insert_events` binds them, at the positions after `position`."""
+    return [(*link, position + i, stamp) for i, link in enumerate(links, 1)]
 
 
 def _unavailable(exc: Exception) -> StoreBusy | StoreUnavailable:
