@@ -140,3 +140,28 @@ def compile_statements(kind: str) -> Statements:
         feed_extent=_render(extent, dialect),
         placeholder=placeholder,
     )
+
+
+_LAST_POSITION = f"RETURNING (SELECT coalesce(max(position), 0) FROM {EVENTS.name})"
+
+
+def guarded_stream_writes(fence: str | None) -> tuple[str, str]:
+    """SQLite: the stream row's write of an append built on a cached head, (existing stream,
+    new stream), done only while the row is still that head (and, given the lease `fence`
+    query, while the lease is held); it returns the last position, else no row and nothing
+    is written. Named parameters: sid, version, head (the head built on), new_version,
+    new_head, stamp; type and metadata for a new stream; the fence's own."""
+    held = "" if fence is None else f" AND EXISTS ({fence})"
+    s = STREAMS.name
+    update = (
+        f"UPDATE {s} SET version = :new_version, head_hash = :new_head, updated_at = :stamp "
+        f"WHERE id = :sid AND version = :version AND head_hash = :head{held} "
+        f"{_LAST_POSITION}"
+    )
+    insert = (
+        f"INSERT INTO {s} (id, type, version, head_hash, metadata, created_at, updated_at) "
+        f"SELECT :sid, :type, :new_version, :new_head, :metadata, :stamp, :stamp "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {s} WHERE id = :sid){held} "
+        f"{_LAST_POSITION}"
+    )
+    return update, insert

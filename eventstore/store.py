@@ -19,7 +19,7 @@ from sqlalchemy import event, func, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
-from eventstore.appending import HeadCache, Link, chain_rows, recorded
+from eventstore.appending import HeadCache, Link, chain_rows, link_items, recorded
 from eventstore.backends import Engines, StoreSettings, create_engines
 from eventstore.canonical import GENESIS_HASH, canonical_json, check_metadata_size
 from eventstore.decoding import as_utc, decode_rows
@@ -54,7 +54,7 @@ from eventstore.records import (
     VerifyReport,
     VerifyResult,
 )
-from eventstore.statements import compile_statements
+from eventstore.statements import compile_statements, guarded_stream_writes
 from eventstore.subscription import CatchUpSubscription
 from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, SEALED, STREAMS, TYPE_MAX
 from eventstore.upcasting import UpcasterRegistry
@@ -148,13 +148,18 @@ class EventStore:
         self.statements = 0
         """SQL statements this store has sent (see `_count_statements`): a cost meter."""
         self._count_statements(engines)
-        # PostgreSQL appends in one statement, built on the heads last written or read here
+        # Appends build on the heads last written or read here, checked by the database: on
+        # PostgreSQL in one statement (`PgAppender`), on SQLite by the guarded stream write.
         self._head_cache = HeadCache()
         self._fast = (
             PgAppender(engines, self._count, _default_stream_type, self._head_cache)
             if self._pg
             else None
         )
+        self._guards = {
+            False: guarded_stream_writes(None),
+            True: guarded_stream_writes(self._leases.fence),
+        }
 
     def _count(self, n: int) -> None:
         self.statements += n
@@ -300,8 +305,10 @@ class EventStore:
             try:
                 if fast is not None:
                     done = fast.append(items, extras, fence)
-                    if done is not None:
-                        return done
+                else:
+                    done = None if self._pg else self._write_cached(items, extras, fence)
+                if done is not None:
+                    return done
                 return self._write_tx(items, extras, careful=False, fence=fence)
             except dbapi.IntegrityError:
                 # An event id already exists although the version matched (a retry with ANY,
@@ -469,6 +476,62 @@ class EventStore:
                 channel = self._engines.settings.notify_channel
                 cur.execute(st.notify, {"channel": channel, "position": str(position)})
         return results, {sid: (h.version, h.hash) for sid, h in heads.items() if h.exists}
+
+    def _write_cached(
+        self,
+        items: list[PreparedAppend],
+        extras: dict[str, tuple[str | None, str]],
+        fence: Lease | None,
+    ) -> list[list[RecordedEvent]] | None:
+        """SQLite: one stream's append built on its cached head, in four statements (BEGIN,
+        the guarded stream write, the events, COMMIT), the fence checked by the stream write.
+
+        None, before any transaction, when the cache cannot serve (several items, a stream
+        not known, an expected version not the cached one): the general path decides. When
+        the guard finds the head moved or the lease lost, nothing was written and the general
+        path runs on in the same transaction, so every outcome is judged on the stored rows.
+        """
+        if len(items) != 1:
+            return None
+        heads, unknown = self._head_cache.known(items, presume=True)
+        if unknown:
+            return None
+        item = items[0]
+        sid = item.stream_id
+        version, head = heads[sid]
+        chained = link_items(items, heads)
+        if chained is None:
+            return None
+        links = chained[0]
+        now = datetime.now(UTC)
+        stamp = self._stamp(now)
+        new_version, new_head = heads[sid]
+        params: dict[str, object] = {
+            "sid": sid,
+            "version": version,
+            "head": head,
+            "new_version": new_version,
+            "new_head": new_head,
+            "stamp": stamp,
+        }
+        update, insert = self._guards[fence is not None]
+        if version == 0:
+            stream_type, params["metadata"] = extras.get(sid, (None, "{}"))
+            params["type"] = stream_type or _default_stream_type(sid)
+        if fence is not None:
+            params.update(self._lease_params(name=fence.name, owner=fence.owner, epoch=fence.epoch))
+        with self._raw(write=True) as cur:
+            cur.execute(insert if version == 0 else update, params)
+            row = cur.fetchone()
+            if row is None:  # moved behind this process's back, or the lease is lost
+                self._head_cache.forget([sid])
+                results, real = self._write_in(cur, items, extras, careful=False, fence=fence)
+            else:
+                position = row[0]
+                self._insert_events(cur, _event_rows(links, position, stamp))
+                results, real = [recorded(links, position, now)], {sid: (new_version, new_head)}
+        self._head_cache.remember(real)
+        return results
 
     def _insert_events(self, cur: Any, rows: list[tuple[object, ...]]) -> None:
         if len(rows) == 1:
