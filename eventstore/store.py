@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 from sqlalchemy import event, func, select
@@ -116,6 +116,121 @@ class _CountingCursor:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._cur, name)
+
+
+class _Transaction:
+    """`EventStore._raw`: a DBAPI cursor inside a transaction, committed on success, rolled
+    back on error, its statements counted.
+
+    A class rather than a ``@contextmanager`` generator: entering and leaving are one call
+    each, where the generator's machinery costs about eight (it is on every append and read).
+    SQLite writes reuse one dedicated connection (writes are serialised by the process lock
+    anyway), which spares the pool's checkout and reset on the hot path.
+    """
+
+    __slots__ = (
+        "_autocommit",
+        "_conn",
+        "_cur",
+        "_dedicated",
+        "_lock",
+        "_snapshot",
+        "_store",
+        "_write",
+    )
+
+    def __init__(self, store: EventStore, write: bool, snapshot: bool) -> None:
+        self._store = store
+        self._write = write
+        self._snapshot = snapshot
+        pg = store._pg
+        self._dedicated = write and not pg
+        # A plain PostgreSQL read needs no transaction: in autocommit it is one round trip,
+        # not BEGIN, the query and the pool's ROLLBACK.
+        self._autocommit = pg and not write and not snapshot
+        self._lock: AbstractContextManager[Any] = store._write_lock if write else store._read_lock
+        self._cur = _CountingCursor()
+
+    def __enter__(self) -> _CountingCursor:
+        store = self._store
+        write = self._write
+        self._lock.__enter__()
+        try:
+            if self._dedicated:
+                if store._writer is None:
+                    store._writer = store._engines.write.raw_connection()
+                self._conn = store._writer
+            else:
+                engine = store._engines.write if write else store._engines.read
+                self._conn = engine.raw_connection()
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+        st = store._sql
+        cur = self._cur
+        try:
+            if self._autocommit:
+                self._conn.driver_connection.autocommit = True
+            cur.open(self._conn)
+            begin = st.begin_write if write else (st.begin_read if self._snapshot else None)
+            if begin is not None:
+                cur.execute(begin)
+        except BaseException as exc:
+            self._fail(exc)
+        return cur
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if exc is not None:
+            self._fail(exc)
+        try:
+            if self._write:
+                self._conn.commit()
+            elif self._snapshot:
+                self._conn.rollback()
+        except BaseException as failure:
+            self._fail(failure)
+        self._release()
+
+    def _fail(self, exc: BaseException) -> NoReturn:
+        """Roll back (a connection that cannot is dropped), release, raise `exc` (a driver's
+        OperationalError as the store's own)."""
+        store = self._store
+        try:
+            try:
+                self._conn.rollback()
+            except store._dbapi.Error:
+                # The connection is gone (the server closed it, e.g. after this process was
+                # paused inside a transaction): never hand it back to the pool.
+                self._conn.invalidate()
+                if self._dedicated:
+                    store._writer = None
+        finally:
+            self._release()
+        if isinstance(exc, store._dbapi.OperationalError):
+            raise _unavailable(exc) from exc
+        raise exc
+
+    def _release(self) -> None:
+        store = self._store
+        conn = self._conn
+        try:
+            if self._autocommit:
+                try:
+                    conn.driver_connection.autocommit = False  # as the pool hands it out
+                except store._dbapi.Error:
+                    conn.invalidate()
+            if not self._dedicated:
+                conn.close()  # PostgreSQL, a read: the pool's reset rolls back
+            n = self._cur.n
+            if self._autocommit:
+                pass  # one round trip a statement, nothing around them
+            elif store._pg and n:
+                n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
+            elif self._write or self._snapshot:
+                n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed in __enter__)
+            store.statements += n
+        finally:
+            self._lock.__exit__(None, None, None)
 
 
 class EventStore:
@@ -289,7 +404,9 @@ class EventStore:
     ) -> tuple[str | None, str]:
         if stream_type is not None:
             check_text(stream_type, "stream_type", TYPE_MAX)
-        body = canonical_json(metadata if metadata is not None else {}, "stream_metadata")
+        if metadata is None:
+            return stream_type, "{}"
+        body = canonical_json(metadata, "stream_metadata")
         check_metadata_size(body)
         return stream_type, body.decode()
 
@@ -321,66 +438,10 @@ class EventStore:
             self._head_cache.forget([item.stream_id for item in items])  # committed or not?
             raise _unavailable(exc) from exc
 
-    @contextmanager
-    def _raw(self, *, write: bool, snapshot: bool = False) -> Iterator[Any]:
-        """A DBAPI cursor inside a transaction, committed on success, rolled back on error.
-
-        SQLite writes reuse one dedicated connection (writes are serialised by the process
-        lock anyway), which spares the pool's checkout and reset on the hot path.
-        """
-        st = self._sql
-        dedicated = write and not self._pg
-        # A plain PostgreSQL read needs no transaction: in autocommit it is one round trip,
-        # not BEGIN, the query and the pool's ROLLBACK.
-        autocommit = self._pg and not write and not snapshot
-        with self._write_lock if write else self._read_lock:
-            if dedicated:
-                if self._writer is None:
-                    self._writer = self._engines.write.raw_connection()
-                conn = self._writer
-            else:
-                conn = (self._engines.write if write else self._engines.read).raw_connection()
-            cur = _CountingCursor()
-            try:
-                if autocommit:
-                    conn.driver_connection.autocommit = True
-                cur.open(conn)
-                begin = st.begin_write if write else (st.begin_read if snapshot else None)
-                if begin is not None:
-                    cur.execute(begin)
-                yield cur
-                if write:
-                    conn.commit()
-                elif snapshot:
-                    conn.rollback()
-            except BaseException as exc:
-                try:
-                    conn.rollback()
-                except self._dbapi.Error:
-                    # The connection is gone (the server closed it, e.g. after this process
-                    # was paused inside a transaction): never hand it back to the pool.
-                    conn.invalidate()
-                    if dedicated:
-                        self._writer = None
-                if isinstance(exc, self._dbapi.OperationalError):
-                    raise _unavailable(exc) from exc
-                raise
-            finally:
-                if autocommit:
-                    try:
-                        conn.driver_connection.autocommit = False  # as the pool hands it out
-                    except self._dbapi.Error:
-                        conn.invalidate()
-                if not dedicated:
-                    conn.close()  # PostgreSQL, a read: the pool's reset rolls back
-                n = cur.n
-                if autocommit:
-                    pass  # one round trip a statement, nothing around them
-                elif self._pg and n:
-                    n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
-                elif write or snapshot:
-                    n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed above)
-                self.statements += n
+    def _raw(self, *, write: bool, snapshot: bool = False) -> _Transaction:
+        """A DBAPI cursor inside a transaction, committed on success, rolled back on error
+        (``with store._raw(write=True) as cur:``); see `_Transaction`."""
+        return _Transaction(self, write, snapshot)
 
     def _write_tx(
         self,
