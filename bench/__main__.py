@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = {
     "engine": "rules engine: deals/s beside OpenSpiel's Hearts",
     "store": "event store: append and replay rates beside the eventsourcing library",
+    "append": "event store: CPU, Python calls and SQL statements per single-event append",
     "service": "game service: pull-bot actions/s and latency beside a bare Litestar endpoint",
     "load": "many pull bots at once: SQLite, PostgreSQL with one and two API processes",
     "pairing": "tournaments: one Swiss round of 1,000 and 10,000 players; round-robin schedules",

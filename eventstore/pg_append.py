@@ -22,24 +22,19 @@ dead is dropped and the append goes the general path, whose checkout pings a fre
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Final, cast
 
-import orjson
-
+from eventstore.appending import NO_HEAD, Head, HeadCache, link_items, recorded
 from eventstore.backends import Engines
-from eventstore.canonical import GENESIS_HASH, chain_hash, event_document
 from eventstore.errors import LeaseLost
 from eventstore.leases import Lease
-from eventstore.records import RecordedEvent, StreamState
+from eventstore.records import RecordedEvent
 from eventstore.validation import PreparedAppend
 
 MAX_IDLE: Final = 2
 """Connections kept for appends while idle (each is one out of the pool's)."""
-
-MAX_CACHED_HEADS: Final = 100_000
-"""Stream heads remembered; the oldest is forgotten beyond (it then costs one read)."""
 
 _LEASE_LOST: Final = -1
 _HEAD_MOVED: Final = -2
@@ -52,10 +47,6 @@ _CALL: Final = (
 )
 _HEADS: Final = "SELECT id, version, head_hash FROM streams WHERE id = ANY(%s::text[])"
 
-Head = tuple[int, str]
-"""A stream's (version, head hash); (0, GENESIS_HASH) for a stream without events."""
-
-_NO_HEAD: Final[Head] = (0, GENESIS_HASH)
 _MOVED: Final = object()
 
 
@@ -67,6 +58,7 @@ class PgAppender:
         engines: Engines,
         count: Callable[[int], None],
         stream_type: Callable[[str], str],
+        heads: HeadCache,
     ) -> None:
         self._engines = engines
         self._count = count
@@ -75,26 +67,7 @@ class PgAppender:
         self._lock = threading.Lock()
         self._idle: list[Any] = []
         self._closed = False
-        self._heads: dict[str, Head] = {}
-
-    # ------------------------------------------------------------- the head cache
-
-    def remember(self, heads: dict[str, Head]) -> None:
-        """Heads known to be committed (after a write, or read)."""
-        cache = self._heads
-        for sid, head in heads.items():
-            cache.pop(sid, None)
-            cache[sid] = head
-        while len(cache) > MAX_CACHED_HEADS:
-            try:
-                del cache[next(iter(cache))]
-            except (KeyError, RuntimeError, StopIteration):  # another thread got there first
-                break
-
-    def forget(self, sids: Sequence[str]) -> None:
-        """An append's outcome is unknown (or a head moved): read those heads next time."""
-        for sid in sids:
-            self._heads.pop(sid, None)
+        self._heads = heads
 
     # ------------------------------------------------------------- appending
 
@@ -120,7 +93,7 @@ class PgAppender:
         except BaseException as exc:
             database_error = isinstance(exc, self._dbapi.Error)
             if database_error:
-                self.forget([item.stream_id for item in items])
+                self._heads.forget([item.stream_id for item in items])
             if not isinstance(exc, Exception) or _broken(conn):
                 conn.invalidate()
                 if reused and database_error:
@@ -145,47 +118,12 @@ class PgAppender:
         cur = conn.cursor()
         heads = self._known_heads(cur, items, presume)
         base = dict(heads)
-        ev_sids: list[str] = []
-        ev_versions: list[int] = []
-        ev_ids: list[str] = []
-        ev_types: list[str] = []
-        ev_svs: list[int] = []
-        ev_payloads: list[str] = []
-        ev_metas: list[str] = []
-        ev_prevs: list[str] = []
-        ev_hashes: list[str] = []
-        for item in items:
-            sid = item.stream_id
-            version, prev = heads[sid]
-            expected = 0 if item.expected is StreamState.NO_STREAM else item.expected
-            if expected is not StreamState.ANY and expected != version:
-                return None
-            for e in item.events:
-                version += 1
-                payload, meta = e.payload.decode(), e.meta.decode()
-                digest = chain_hash(
-                    prev,
-                    event_document(
-                        stream_id=sid,
-                        version=version,
-                        event_id=e.event_id,
-                        type=e.type,
-                        schema_version=e.schema_version,
-                        payload=e.payload,
-                        meta=e.meta,
-                    ),
-                )
-                ev_sids.append(sid)
-                ev_versions.append(version)
-                ev_ids.append(e.event_id)
-                ev_types.append(e.type)
-                ev_svs.append(e.schema_version)
-                ev_payloads.append(payload)
-                ev_metas.append(meta)
-                ev_prevs.append(prev)
-                ev_hashes.append(digest)
-                prev = digest
-            heads[sid] = (version, prev)
+        per_item = link_items(items, heads)
+        if per_item is None:
+            return None
+        links = [link for item_links in per_item for link in item_links]
+        # the function's event arrays are the rows' columns, in `Link` order
+        columns = [list(column) for column in zip(*links, strict=True)]
         sids = list(heads)
         types, metadata = [], []
         for sid in sids:
@@ -206,15 +144,7 @@ class PgAppender:
                 [heads[s][1] for s in sids],
                 types,
                 metadata,
-                ev_sids,
-                ev_versions,
-                ev_ids,
-                ev_types,
-                ev_svs,
-                ev_payloads,
-                ev_metas,
-                ev_prevs,
-                ev_hashes,
+                *columns,
                 now,
                 self._engines.settings.notify_channel,
             ),
@@ -225,62 +155,28 @@ class PgAppender:
             assert fence is not None
             raise LeaseLost(fence.name, fence.owner, fence.epoch)
         if last == _HEAD_MOVED:
-            self.forget(sids)
+            self._heads.forget(sids)
             return _MOVED
-        self.remember(heads)
-        position = last - len(ev_ids)
-        loads = orjson.loads
+        self._heads.remember(heads)
+        position = last - len(links)
         results: list[list[RecordedEvent]] = []
-        i = 0
-        for item in items:
-            recorded = []
-            for _ in item.events:
-                position += 1
-                recorded.append(
-                    RecordedEvent(
-                        position,
-                        ev_sids[i],
-                        ev_versions[i],
-                        ev_ids[i],
-                        ev_types[i],
-                        ev_svs[i],
-                        loads(ev_payloads[i]),
-                        loads(ev_metas[i]),
-                        now,
-                        ev_prevs[i],
-                        ev_hashes[i],
-                    )
-                )
-                i += 1
-            results.append(recorded)
+        for item_links in per_item:
+            results.append(recorded(item_links, position, now))
+            position += len(item_links)
         return results
 
     def _known_heads(self, cur: Any, items: list[PreparedAppend], presume: bool) -> dict[str, Head]:
         """Each stream's head as far as this process knows; one read for those it does not
         know and cannot presume new (an expected version above 0, or ANY; any at all
         unless `presume`)."""
-        heads: dict[str, Head] = {}
-        unknown: list[str] = []
-        cache = self._heads
-        for item in items:
-            sid = item.stream_id
-            if sid in heads or sid in unknown:
-                continue
-            head = cache.get(sid)
-            expected = item.expected
-            if head is not None and not (isinstance(expected, int) and expected > head[0]):
-                heads[sid] = head  # (a head behind the expected version: another appended)
-            elif presume and (expected is StreamState.NO_STREAM or expected == 0):
-                heads[sid] = _NO_HEAD
-            else:
-                unknown.append(sid)
+        heads, unknown = self._heads.known(items, presume)
         if unknown:
             cur.execute(_HEADS, (unknown,))
             self._count(1)
             found = {row[0]: (int(row[1]), row[2]) for row in cur.fetchall()}
-            self.remember(found)
+            self._heads.remember(found)
             for sid in unknown:
-                heads[sid] = found.get(sid, _NO_HEAD)
+                heads[sid] = found.get(sid, NO_HEAD)
         return {item.stream_id: heads[item.stream_id] for item in items}
 
     # ------------------------------------------------------------- connections

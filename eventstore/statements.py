@@ -28,7 +28,7 @@ class Statements:
     notify: str | None
     max_position: str
     one_head: str
-    insert_event: str
+    insert_events: str
     insert_stream: str
     update_stream: str
     stream_from: str
@@ -45,6 +45,15 @@ class Statements:
         return f"{self.events_by_id_prefix} ({marks})"
 
 
+INSERTED_COLUMNS = (
+    *(c.name for c in EVENT_COLUMNS if c.name not in ("position", "recorded_at")),
+    "position",
+    "recorded_at",
+)
+"""`insert_events`' parameters, in order: an `eventstore.appending.Link`, then the position and
+the recorded time (positional: cheaper to build and bind than a dict per row)."""
+
+
 def _render(statement: ClauseElement, dialect: Dialect) -> str:
     return str(statement.compile(dialect=dialect))
 
@@ -53,9 +62,11 @@ def compile_statements(kind: str) -> Statements:
     if kind == "sqlite":
         dialect: Dialect = sqlite.dialect(paramstyle="named")
         placeholder = ":%s"
+        mark = "?"
     else:
         dialect = PGDialect_psycopg(paramstyle="pyformat")  # type: ignore[no-untyped-call]
         placeholder = "%%(%s)s"
+        mark = "%s"
     cols = EVENT_COLUMNS
     c = EVENTS.c
     head = select(STREAMS.c.version, STREAMS.c.head_hash).where(STREAMS.c.id == bindparam("sid"))
@@ -114,7 +125,10 @@ def compile_statements(kind: str) -> Statements:
         notify="SELECT pg_notify(%(channel)s, %(position)s)" if pg else None,
         max_position=_render(select(func.max(c.position)), dialect),
         one_head=_render(head, dialect),
-        insert_event=_render(EVENTS.insert(), dialect),
+        insert_events=(
+            f"INSERT INTO {EVENTS.name} ({', '.join(INSERTED_COLUMNS)}) "
+            f"VALUES ({', '.join([mark] * len(INSERTED_COLUMNS))})"
+        ),
         insert_stream=_render(STREAMS.insert(), dialect),
         update_stream=_render(update, dialect),
         stream_from=_render(stream_from, dialect),
@@ -126,3 +140,28 @@ def compile_statements(kind: str) -> Statements:
         feed_extent=_render(extent, dialect),
         placeholder=placeholder,
     )
+
+
+_LAST_POSITION = f"RETURNING (SELECT coalesce(max(position), 0) FROM {EVENTS.name})"
+
+
+def guarded_stream_writes(fence: str | None) -> tuple[str, str]:
+    """SQLite: the stream row's write of an append built on a cached head, (existing stream,
+    new stream), done only while the row is still that head (and, given the lease `fence`
+    query, while the lease is held); it returns the last position, else no row and nothing
+    is written. Named parameters: sid, version, head (the head built on), new_version,
+    new_head, stamp; type and metadata for a new stream; the fence's own."""
+    held = "" if fence is None else f" AND EXISTS ({fence})"
+    s = STREAMS.name
+    update = (
+        f"UPDATE {s} SET version = :new_version, head_hash = :new_head, updated_at = :stamp "
+        f"WHERE id = :sid AND version = :version AND head_hash = :head{held} "
+        f"{_LAST_POSITION}"
+    )
+    insert = (
+        f"INSERT INTO {s} (id, type, version, head_hash, metadata, created_at, updated_at) "
+        f"SELECT :sid, :type, :new_version, :new_head, :metadata, :stamp, :stamp "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {s} WHERE id = :sid){held} "
+        f"{_LAST_POSITION}"
+    )
+    return update, insert

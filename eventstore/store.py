@@ -12,21 +12,16 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 from sqlalchemy import event, func, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
+from eventstore.appending import HeadCache, Link, chain_rows, link_items, recorded
 from eventstore.backends import Engines, StoreSettings, create_engines
-from eventstore.canonical import (
-    GENESIS_HASH,
-    canonical_json,
-    chain_hash,
-    check_metadata_size,
-    event_document,
-)
+from eventstore.canonical import GENESIS_HASH, canonical_json, check_metadata_size
 from eventstore.decoding import as_utc, decode_rows
 from eventstore.errors import (
     ChainBrokenError,
@@ -59,7 +54,7 @@ from eventstore.records import (
     VerifyReport,
     VerifyResult,
 )
-from eventstore.statements import compile_statements
+from eventstore.statements import compile_statements, guarded_stream_writes
 from eventstore.subscription import CatchUpSubscription
 from eventstore.tables import CLAIMS, EVENTS, NAME_MAX, PROJECTIONS, SEALED, STREAMS, TYPE_MAX
 from eventstore.upcasting import UpcasterRegistry
@@ -123,6 +118,121 @@ class _CountingCursor:
         return getattr(self._cur, name)
 
 
+class _Transaction:
+    """`EventStore._raw`: a DBAPI cursor inside a transaction, committed on success, rolled
+    back on error, its statements counted.
+
+    A class rather than a ``@contextmanager`` generator: entering and leaving are one call
+    each, where the generator's machinery costs about eight (it is on every append and read).
+    SQLite writes reuse one dedicated connection (writes are serialised by the process lock
+    anyway), which spares the pool's checkout and reset on the hot path.
+    """
+
+    __slots__ = (
+        "_autocommit",
+        "_conn",
+        "_cur",
+        "_dedicated",
+        "_lock",
+        "_snapshot",
+        "_store",
+        "_write",
+    )
+
+    def __init__(self, store: EventStore, write: bool, snapshot: bool) -> None:
+        self._store = store
+        self._write = write
+        self._snapshot = snapshot
+        pg = store._pg
+        self._dedicated = write and not pg
+        # A plain PostgreSQL read needs no transaction: in autocommit it is one round trip,
+        # not BEGIN, the query and the pool's ROLLBACK.
+        self._autocommit = pg and not write and not snapshot
+        self._lock: AbstractContextManager[Any] = store._write_lock if write else store._read_lock
+        self._cur = _CountingCursor()
+
+    def __enter__(self) -> _CountingCursor:
+        store = self._store
+        write = self._write
+        self._lock.__enter__()
+        try:
+            if self._dedicated:
+                if store._writer is None:
+                    store._writer = store._engines.write.raw_connection()
+                self._conn = store._writer
+            else:
+                engine = store._engines.write if write else store._engines.read
+                self._conn = engine.raw_connection()
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+        st = store._sql
+        cur = self._cur
+        try:
+            if self._autocommit:
+                self._conn.driver_connection.autocommit = True
+            cur.open(self._conn)
+            begin = st.begin_write if write else (st.begin_read if self._snapshot else None)
+            if begin is not None:
+                cur.execute(begin)
+        except BaseException as exc:
+            self._fail(exc)
+        return cur
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if exc is not None:
+            self._fail(exc)
+        try:
+            if self._write:
+                self._conn.commit()
+            elif self._snapshot:
+                self._conn.rollback()
+        except BaseException as failure:
+            self._fail(failure)
+        self._release()
+
+    def _fail(self, exc: BaseException) -> NoReturn:
+        """Roll back (a connection that cannot is dropped), release, raise `exc` (a driver's
+        OperationalError as the store's own)."""
+        store = self._store
+        try:
+            try:
+                self._conn.rollback()
+            except store._dbapi.Error:
+                # The connection is gone (the server closed it, e.g. after this process was
+                # paused inside a transaction): never hand it back to the pool.
+                self._conn.invalidate()
+                if self._dedicated:
+                    store._writer = None
+        finally:
+            self._release()
+        if isinstance(exc, store._dbapi.OperationalError):
+            raise _unavailable(exc) from exc
+        raise exc
+
+    def _release(self) -> None:
+        store = self._store
+        conn = self._conn
+        try:
+            if self._autocommit:
+                try:
+                    conn.driver_connection.autocommit = False  # as the pool hands it out
+                except store._dbapi.Error:
+                    conn.invalidate()
+            if not self._dedicated:
+                conn.close()  # PostgreSQL, a read: the pool's reset rolls back
+            n = self._cur.n
+            if self._autocommit:
+                pass  # one round trip a statement, nothing around them
+            elif store._pg and n:
+                n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
+            elif self._write or self._snapshot:
+                n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed in __enter__)
+            store.statements += n
+        finally:
+            self._lock.__exit__(None, None, None)
+
+
 class EventStore:
     """The append-only, hash-chained event log. Thread-safe; one instance per process."""
 
@@ -153,8 +263,18 @@ class EventStore:
         self.statements = 0
         """SQL statements this store has sent (see `_count_statements`): a cost meter."""
         self._count_statements(engines)
-        # PostgreSQL appends in one statement when the cached heads are right
-        self._fast = PgAppender(engines, self._count, _default_stream_type) if self._pg else None
+        # Appends build on the heads last written or read here, checked by the database: on
+        # PostgreSQL in one statement (`PgAppender`), on SQLite by the guarded stream write.
+        self._head_cache = HeadCache()
+        self._fast = (
+            PgAppender(engines, self._count, _default_stream_type, self._head_cache)
+            if self._pg
+            else None
+        )
+        self._guards = {
+            False: guarded_stream_writes(None),
+            True: guarded_stream_writes(self._leases.fence),
+        }
 
     def _count(self, n: int) -> None:
         self.statements += n
@@ -284,7 +404,9 @@ class EventStore:
     ) -> tuple[str | None, str]:
         if stream_type is not None:
             check_text(stream_type, "stream_type", TYPE_MAX)
-        body = canonical_json(metadata if metadata is not None else {}, "stream_metadata")
+        if metadata is None:
+            return stream_type, "{}"
+        body = canonical_json(metadata, "stream_metadata")
         check_metadata_size(body)
         return stream_type, body.decode()
 
@@ -300,8 +422,10 @@ class EventStore:
             try:
                 if fast is not None:
                     done = fast.append(items, extras, fence)
-                    if done is not None:
-                        return done
+                else:
+                    done = None if self._pg else self._write_cached(items, extras, fence)
+                if done is not None:
+                    return done
                 return self._write_tx(items, extras, careful=False, fence=fence)
             except dbapi.IntegrityError:
                 # An event id already exists although the version matched (a retry with ANY,
@@ -311,70 +435,13 @@ class EventStore:
                 except dbapi.IntegrityError as exc:
                     raise ConflictError(f"concurrent write raced this append: {exc}") from exc
         except dbapi.OperationalError as exc:
-            if fast is not None:
-                fast.forget([item.stream_id for item in items])  # committed or not: unknown
+            self._head_cache.forget([item.stream_id for item in items])  # committed or not?
             raise _unavailable(exc) from exc
 
-    @contextmanager
-    def _raw(self, *, write: bool, snapshot: bool = False) -> Iterator[Any]:
-        """A DBAPI cursor inside a transaction, committed on success, rolled back on error.
-
-        SQLite writes reuse one dedicated connection (writes are serialised by the process
-        lock anyway), which spares the pool's checkout and reset on the hot path.
-        """
-        st = self._sql
-        dedicated = write and not self._pg
-        # A plain PostgreSQL read needs no transaction: in autocommit it is one round trip,
-        # not BEGIN, the query and the pool's ROLLBACK.
-        autocommit = self._pg and not write and not snapshot
-        with self._write_lock if write else self._read_lock:
-            if dedicated:
-                if self._writer is None:
-                    self._writer = self._engines.write.raw_connection()
-                conn = self._writer
-            else:
-                conn = (self._engines.write if write else self._engines.read).raw_connection()
-            cur = _CountingCursor()
-            try:
-                if autocommit:
-                    conn.driver_connection.autocommit = True
-                cur.open(conn)
-                begin = st.begin_write if write else (st.begin_read if snapshot else None)
-                if begin is not None:
-                    cur.execute(begin)
-                yield cur
-                if write:
-                    conn.commit()
-                elif snapshot:
-                    conn.rollback()
-            except BaseException as exc:
-                try:
-                    conn.rollback()
-                except self._dbapi.Error:
-                    # The connection is gone (the server closed it, e.g. after this process
-                    # was paused inside a transaction): never hand it back to the pool.
-                    conn.invalidate()
-                    if dedicated:
-                        self._writer = None
-                if isinstance(exc, self._dbapi.OperationalError):
-                    raise _unavailable(exc) from exc
-                raise
-            finally:
-                if autocommit:
-                    try:
-                        conn.driver_connection.autocommit = False  # as the pool hands it out
-                    except self._dbapi.Error:
-                        conn.invalidate()
-                if not dedicated:
-                    conn.close()  # PostgreSQL, a read: the pool's reset rolls back
-                n = cur.n
-                if autocommit:
-                    pass  # one round trip a statement, nothing around them
-                elif self._pg and n:
-                    n += 2  # psycopg's implicit BEGIN, and the COMMIT or ROLLBACK ending it
-                elif write or snapshot:
-                    n += 1  # SQLite's COMMIT or ROLLBACK (its BEGIN is executed above)
-                self.statements += n
+    def _raw(self, *, write: bool, snapshot: bool = False) -> _Transaction:
+        """A DBAPI cursor inside a transaction, committed on success, rolled back on error
+        (``with store._raw(write=True) as cur:``); see `_Transaction`."""
+        return _Transaction(self, write, snapshot)
 
     def _write_tx(
         self,
@@ -384,128 +451,161 @@ class EventStore:
         careful: bool,
         fence: Lease | None = None,
     ) -> list[list[RecordedEvent]]:
-        st = self._sql
         with self._raw(write=True) as cur:
-            if st.lock is not None:
-                cur.execute(st.lock, {"k": self._engines.advisory_lock_key})
-            if fence is not None:
-                self._check_fence(cur, fence)
-            cur.execute(st.max_position)
-            position = cur.fetchone()[0] or 0
-            heads = self._heads(cur, items)
-            now = datetime.now(UTC)
-            stamp: object = now if self._pg else now.replace(tzinfo=None).isoformat(" ")
-            results: list[list[RecordedEvent]] = []
-            event_rows: list[dict[str, Any]] = []
-            new_streams: dict[str, dict[str, Any]] = {}
-            updated: dict[str, dict[str, Any]] = {}
-            loads = orjson.loads
-            for index, item in enumerate(items):
-                sid = item.stream_id
-                head = heads[sid]
-                try:
-                    existing = self._already_recorded(cur, item) if careful else None
-                    if existing is None:
-                        expected = item.expected
-                        if expected is StreamState.NO_STREAM:
-                            expected = 0
-                        if expected is not StreamState.ANY and expected != head.version:
-                            existing = self._already_recorded(cur, item)
-                            if existing is None:
-                                raise VersionConflict(sid, item.expected, head.version)
-                except ConflictError as exc:
-                    raise GroupConflict(index, exc) from None
-                if existing is not None:
-                    results.append(existing)
-                    continue
-                recorded: list[RecordedEvent] = []
-                prev, version = head.hash, head.version
-                for e in item.events:
-                    position += 1
-                    version += 1
-                    digest = chain_hash(
-                        prev,
-                        event_document(
-                            stream_id=sid,
-                            version=version,
-                            event_id=e.event_id,
-                            type=e.type,
-                            schema_version=e.schema_version,
-                            payload=e.payload,
-                            meta=e.meta,
-                        ),
-                    )
-                    event_rows.append(
-                        {
-                            "position": position,
-                            "stream_id": sid,
-                            "version": version,
-                            "event_id": e.event_id,
-                            "type": e.type,
-                            "schema_version": e.schema_version,
-                            "payload": e.payload.decode(),
-                            "meta": e.meta.decode(),
-                            "recorded_at": stamp,
-                            "prev_hash": prev,
-                            "hash": digest,
-                        }
-                    )
-                    recorded.append(
-                        RecordedEvent(
-                            position,
-                            sid,
-                            version,
-                            e.event_id,
-                            e.type,
-                            e.schema_version,
-                            loads(e.payload),
-                            loads(e.meta),
-                            now,
-                            prev,
-                            digest,
-                        )
-                    )
-                    prev = digest
-                results.append(recorded)
-                if sid in new_streams:
-                    new_streams[sid]["version"] = version
-                    new_streams[sid]["head_hash"] = prev
-                elif not head.exists:
-                    stream_type, metadata = extras.get(sid, (None, "{}"))
-                    new_streams[sid] = {
-                        "id": sid,
-                        "type": stream_type or _default_stream_type(sid),
-                        "version": version,
-                        "head_hash": prev,
-                        "metadata": metadata,
-                        "created_at": stamp,
-                        "updated_at": stamp,
-                    }
-                else:
-                    updated[sid] = {
-                        "sid": sid,
-                        "new_version": version,
-                        "new_head": prev,
-                        "now": stamp,
-                    }
-                heads[sid] = _Head(True, version, prev)
-            if event_rows:
-                if len(event_rows) == 1:
-                    cur.execute(st.insert_event, event_rows[0])
-                else:
-                    cur.executemany(st.insert_event, event_rows)
-                for row in new_streams.values():
-                    cur.execute(st.insert_stream, row)
-                for row in updated.values():
-                    cur.execute(st.update_stream, row)
-                if st.notify is not None:
-                    channel = self._engines.settings.notify_channel
-                    cur.execute(st.notify, {"channel": channel, "position": str(position)})
-        if self._fast is not None:  # committed: the heads read and written are the real ones
-            self._fast.remember({sid: (h.version, h.hash) for sid, h in heads.items() if h.exists})
+            results, heads = self._write_in(cur, items, extras, careful=careful, fence=fence)
+        self._head_cache.remember(heads)  # committed: the heads read and written are real
         return results
 
-    def _heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
+    def _write_in(
+        self,
+        cur: Any,
+        items: list[PreparedAppend],
+        extras: dict[str, tuple[str | None, str]],
+        *,
+        careful: bool,
+        fence: Lease | None,
+    ) -> tuple[list[list[RecordedEvent]], dict[str, tuple[int, str]]]:
+        """The general path, in the caller's write transaction: lock, fence, heads read,
+        conflicts and retries judged on them, rows written. Returns the results and the
+        heads to remember once committed."""
+        st = self._sql
+        if st.lock is not None:
+            cur.execute(st.lock, {"k": self._engines.advisory_lock_key})
+        if fence is not None:
+            self._check_fence(cur, fence)
+        cur.execute(st.max_position)
+        position = cur.fetchone()[0] or 0
+        heads = self._read_heads(cur, items)
+        now = datetime.now(UTC)
+        stamp = self._stamp(now)
+        results: list[list[RecordedEvent]] = []
+        event_rows: list[tuple[object, ...]] = []
+        new_streams: dict[str, dict[str, Any]] = {}
+        updated: dict[str, dict[str, Any]] = {}
+        for index, item in enumerate(items):
+            sid = item.stream_id
+            head = heads[sid]
+            try:
+                existing = self._already_recorded(cur, item) if careful else None
+                if existing is None:
+                    expected = item.expected
+                    if expected is StreamState.NO_STREAM:
+                        expected = 0
+                    if expected is not StreamState.ANY and expected != head.version:
+                        existing = self._already_recorded(cur, item)
+                        if existing is None:
+                            raise VersionConflict(sid, item.expected, head.version)
+            except ConflictError as exc:
+                raise GroupConflict(index, exc) from None
+            if existing is not None:
+                results.append(existing)
+                continue
+            links = chain_rows(sid, head.version, head.hash, item.events)
+            results.append(recorded(links, position, now))
+            event_rows.extend(_event_rows(links, position, stamp))
+            position += len(links)
+            version, prev = links[-1][1], links[-1][8]
+            if sid in new_streams:
+                new_streams[sid]["version"] = version
+                new_streams[sid]["head_hash"] = prev
+            elif not head.exists:
+                stream_type, metadata = extras.get(sid, (None, "{}"))
+                new_streams[sid] = {
+                    "id": sid,
+                    "type": stream_type or _default_stream_type(sid),
+                    "version": version,
+                    "head_hash": prev,
+                    "metadata": metadata,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                }
+            else:
+                updated[sid] = {
+                    "sid": sid,
+                    "new_version": version,
+                    "new_head": prev,
+                    "now": stamp,
+                }
+            heads[sid] = _Head(True, version, prev)
+        if event_rows:
+            self._insert_events(cur, event_rows)
+            for row in new_streams.values():
+                cur.execute(st.insert_stream, row)
+            for row in updated.values():
+                cur.execute(st.update_stream, row)
+            if st.notify is not None:
+                channel = self._engines.settings.notify_channel
+                cur.execute(st.notify, {"channel": channel, "position": str(position)})
+        return results, {sid: (h.version, h.hash) for sid, h in heads.items() if h.exists}
+
+    def _write_cached(
+        self,
+        items: list[PreparedAppend],
+        extras: dict[str, tuple[str | None, str]],
+        fence: Lease | None,
+    ) -> list[list[RecordedEvent]] | None:
+        """SQLite: one stream's append built on its cached head, in four statements (BEGIN,
+        the guarded stream write, the events, COMMIT), the fence checked by the stream write.
+
+        None, before any transaction, when the cache cannot serve (several items, a stream
+        not known, an expected version not the cached one): the general path decides. When
+        the guard finds the head moved or the lease lost, nothing was written and the general
+        path runs on in the same transaction, so every outcome is judged on the stored rows.
+        """
+        if len(items) != 1:
+            return None
+        heads, unknown = self._head_cache.known(items, presume=True)
+        if unknown:
+            return None
+        item = items[0]
+        sid = item.stream_id
+        version, head = heads[sid]
+        chained = link_items(items, heads)
+        if chained is None:
+            return None
+        links = chained[0]
+        now = datetime.now(UTC)
+        stamp = self._stamp(now)
+        new_version, new_head = heads[sid]
+        params: dict[str, object] = {
+            "sid": sid,
+            "version": version,
+            "head": head,
+            "new_version": new_version,
+            "new_head": new_head,
+            "stamp": stamp,
+        }
+        update, insert = self._guards[fence is not None]
+        if version == 0:
+            stream_type, params["metadata"] = extras.get(sid, (None, "{}"))
+            params["type"] = stream_type or _default_stream_type(sid)
+        if fence is not None:
+            params.update(self._lease_params(name=fence.name, owner=fence.owner, epoch=fence.epoch))
+        with self._raw(write=True) as cur:
+            cur.execute(insert if version == 0 else update, params)
+            row = cur.fetchone()
+            if row is None:  # moved behind this process's back, or the lease is lost
+                self._head_cache.forget([sid])
+                results, real = self._write_in(cur, items, extras, careful=False, fence=fence)
+            else:
+                position = row[0]
+                self._insert_events(cur, _event_rows(links, position, stamp))
+                results, real = [recorded(links, position, now)], {sid: (new_version, new_head)}
+        self._head_cache.remember(real)
+        return results
+
+    def _insert_events(self, cur: Any, rows: list[tuple[object, ...]]) -> None:
+        if len(rows) == 1:
+            cur.execute(self._sql.insert_events, rows[0])
+        else:
+            cur.executemany(self._sql.insert_events, rows)
+
+    def _stamp(self, now: datetime) -> object:
+        """`recorded_at` as bound: SQLite stores the naive UTC text (isoformat, minus the
+        "+00:00" of an aware UTC moment), PostgreSQL the moment."""
+        return now if self._pg else now.isoformat(" ")[:-6]
+
+    def _read_heads(self, cur: Any, items: list[PreparedAppend]) -> dict[str, _Head]:
         heads: dict[str, _Head] = {}
         for item in items:
             sid = item.stream_id
@@ -948,6 +1048,11 @@ def _check_ttl(ttl_ms: object) -> None:
     assert isinstance(ttl_ms, int)
     if ttl_ms > MAX_LEASE_TTL_MS:
         raise InvalidVersionError(f"ttl_ms must be at most {MAX_LEASE_TTL_MS} (a year)")
+
+
+def _event_rows(links: list[Link], position: int, stamp: object) -> list[tuple[object, ...]]:
+    """`links` as `insert_events` binds them, at the positions after `position`."""
+    return [(*link, position + i, stamp) for i, link in enumerate(links, 1)]
 
 
 def _unavailable(exc: Exception) -> StoreBusy | StoreUnavailable:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from eventstore.canonical import canonical_json, check_size
 from eventstore.errors import InvalidEventError, InvalidStreamIdError, InvalidVersionError
@@ -11,9 +11,9 @@ from eventstore.records import AppendRequest, ExpectedVersion, NewEvent, StreamS
 from eventstore.tables import EVENT_ID_MAX, STREAM_ID_MAX, TYPE_MAX
 
 
-@dataclass(frozen=True, slots=True)
-class EncodedEvent:
-    """A validated event with its canonical payload and meta bytes."""
+class EncodedEvent(NamedTuple):
+    """A validated event with its canonical payload and meta bytes (a tuple: the hot path
+    makes one per event, and a frozen dataclass costs a setattr call per field)."""
 
     event_id: str
     type: str
@@ -22,8 +22,7 @@ class EncodedEvent:
     meta: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedAppend:
+class PreparedAppend(NamedTuple):
     """A validated append: what the write transaction needs and nothing else."""
 
     stream_id: str

@@ -135,7 +135,7 @@ def test_a_cached_head_with_the_right_version_but_another_hash_is_refused(
     a, _ = two
     a.append("game-1", [ev(1)], NO_STREAM)
     assert a._fast is not None
-    a._fast.remember({"game-1": (1, "f" * 64)})
+    a._head_cache.remember({"game-1": (1, "f" * 64)})
     out = a.append("game-1", [ev(2)], 1)
     assert out[0].prev_hash == a.read_stream("game-1")[0].hash
     assert a.verify("game-1").ok
