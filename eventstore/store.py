@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
@@ -118,6 +118,41 @@ class _CountingCursor:
         return getattr(self._cur, name)
 
 
+class _KeptReads:
+    """A few autocommit connections kept for PostgreSQL's plain reads (the feed, streams):
+    taken and given back without the pool's checkout, whose pre-ping is a round trip of its
+    own. A kept one found dead fails its read once (see `EventStore._plain_rows`)."""
+
+    LIMIT = 4
+
+    def __init__(self) -> None:
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def take(self) -> Any:
+        with self._lock:
+            return self._idle.pop() if self._idle else None
+
+    def keep(self, conn: Any) -> bool:
+        driver = conn.driver_connection
+        if driver is None or driver.closed or getattr(driver, "broken", False):
+            return False
+        with self._lock:
+            if self.closed or len(self._idle) >= self.LIMIT:
+                return False
+            self._idle.append(conn)
+            return True
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            with suppress(Exception):  # closing anyway
+                conn.invalidate()  # autocommit: not as the pool hands it out
+
+
 class _Transaction:
     """`EventStore._raw`: a DBAPI cursor inside a transaction, committed on success, rolled
     back on error, its statements counted.
@@ -160,6 +195,8 @@ class _Transaction:
                 if store._writer is None:
                     store._writer = store._engines.write.raw_connection()
                 self._conn = store._writer
+            elif self._autocommit:
+                self._conn = store._kept_reads.take() or store._engines.read.raw_connection()
             else:
                 engine = store._engines.write if write else store._engines.read
                 self._conn = engine.raw_connection()
@@ -197,6 +234,8 @@ class _Transaction:
         store = self._store
         try:
             try:
+                if self._autocommit and isinstance(exc, store._dbapi.Error):
+                    raise exc  # a plain read that failed: drop its connection (kept or not)
                 self._conn.rollback()
             except store._dbapi.Error:
                 # The connection is gone (the server closed it, e.g. after this process was
@@ -215,11 +254,14 @@ class _Transaction:
         conn = self._conn
         try:
             if self._autocommit:
-                try:
-                    conn.driver_connection.autocommit = False  # as the pool hands it out
-                except store._dbapi.Error:
-                    conn.invalidate()
-            if not self._dedicated:
+                if not store._kept_reads.keep(conn):
+                    if conn.driver_connection is not None:  # else invalidated already
+                        try:
+                            conn.driver_connection.autocommit = False  # as the pool hands it
+                        except store._dbapi.Error:
+                            conn.invalidate()
+                    conn.close()
+            elif not self._dedicated:
                 conn.close()  # PostgreSQL, a read: the pool's reset rolls back
             n = self._cur.n
             if self._autocommit:
@@ -251,6 +293,7 @@ class EventStore:
         self._write_lock: AbstractContextManager[Any] = (
             nullcontext() if self._pg else threading.RLock()
         )
+        self._kept_reads = _KeptReads()
         self._read_lock: AbstractContextManager[Any] = (
             self._write_lock if engines.memory else nullcontext()
         )
@@ -344,6 +387,7 @@ class EventStore:
     def close(self) -> None:
         if self._fast is not None:
             self._fast.close()
+        self._kept_reads.close()
         with self._write_lock:
             if self._writer is not None:
                 self._writer.close()
@@ -683,9 +727,7 @@ class EventStore:
         if to_version is not None:
             params["hi"] = check_non_negative(to_version, "to_version")
             sql = self._sql.stream_range
-        with self._raw(write=False) as cur:
-            cur.execute(sql, params)
-            rows = cur.fetchall()
+        rows = self._plain_rows(sql, params)
         if not rows and must_exist and self.stream_info(sid) is None:
             raise StreamNotFound(sid)
         if verify and rows:
@@ -706,10 +748,23 @@ class EventStore:
             "lim": check_non_negative(limit, "limit"),
             "off": 0,
         }
-        with self._raw(write=False) as cur:
-            cur.execute(self._sql.all_from, params)
-            rows = cur.fetchall()
+        rows = self._plain_rows(self._sql.all_from, params)
         return decode_rows(rows, self.upcasters if upcast else None)
+
+    def _plain_rows(self, sql: Any, params: dict[str, Any]) -> list[Any]:
+        """A plain read's rows, tried once more when the first attempt fails for want of a
+        database connection (a kept one may have died since its last use): a read is safe
+        to repeat, and the second attempt goes through the pool's pre-ping."""
+        try:
+            with self._raw(write=False) as cur:
+                cur.execute(sql, params)
+                return list(cur.fetchall())
+        except StoreUnavailable:
+            if not self._pg:
+                raise
+        with self._raw(write=False) as cur:
+            cur.execute(sql, params)
+            return list(cur.fetchall())
 
     def iter_all(
         self, from_position: int = 1, *, batch_size: int = 1000, upcast: bool = True

@@ -40,6 +40,7 @@ class CatchUpSubscription:
         self._buffer: deque[RecordedEvent] = deque()
         self._stopped = threading.Event()
         self._listener: Any = None
+        self._full = False  # the last read filled a batch: read on without waiting
 
     def close(self) -> None:
         """Stop: a blocked iteration returns within one poll interval."""
@@ -83,15 +84,31 @@ class CatchUpSubscription:
     def next_batch(self) -> list[RecordedEvent]:
         """What is buffered or committed now; when nothing is, wait one poll interval (cut
         short by a PostgreSQL notification) and look once more. Empty when nothing came, and
-        always after `close()`."""
+        always after `close()`.
+
+        On PostgreSQL the LISTEN starts before the first read, so every commit after a read
+        sends a notification this subscription will see: after a batch that was not full it
+        waits for one (at once when one is queued, every queued one taken in that one wake)
+        instead of reading again to find nothing. That is one read per wake, not two."""
         if self._stopped.is_set():
             self._close_listener()
             return []
+        if self._buffer or self._store.engines.kind != "postgresql":
+            batch = self.poll()
+            if batch:
+                return batch
+            self._wait()
+            return [] if self._stopped.is_set() else self.poll()
+        if self._listener is None or self._full:
+            with contextlib.suppress(Exception):  # no wake-up channel: plain polling below
+                self._listen()
+        else:
+            self._wait()
+        if self._stopped.is_set():
+            return []
         batch = self.poll()
-        if batch:
-            return batch
-        self._wait()
-        return [] if self._stopped.is_set() else self.poll()
+        self._full = len(batch) >= self._batch_size
+        return batch
 
     def _wait(self) -> None:
         if self._store.engines.kind != "postgresql":
@@ -106,6 +123,9 @@ class CatchUpSubscription:
                 if left <= 0:
                     return
                 if any(True for _ in listener.notifies(timeout=min(left, 1.0), stop_after=1)):
+                    # Take every notification already queued too: one read answers them all.
+                    for _ in listener.notifies(timeout=0.0):
+                        pass
                     return
         except Exception:  # a broken wake-up channel only means plain polling
             self._close_listener()

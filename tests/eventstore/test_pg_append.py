@@ -408,3 +408,25 @@ def test_threads_of_two_instances_keep_positions_dense_and_chains_whole(
     assert not errors, errors[0]
     feed = check_feed(stores[0], batches)
     assert check_feed(stores[1], batches) == feed
+
+
+def test_plain_reads_reuse_a_kept_connection_and_survive_its_death(
+    two: tuple[EventStore, EventStore],
+) -> None:
+    """A plain read on a kept connection is one statement (no pool checkout, whose pre-ping
+    is a round trip); a kept connection killed by the server is dropped, and the read is
+    answered all the same on a fresh one."""
+    a, b = two
+    a.append("game-1", [ev(1)], NO_STREAM)
+    a.read_stream("game-1")  # now a connection is kept
+    assert cost(a, lambda: a.read_stream("game-1")) == 1
+    assert cost(a, lambda: a.read_all(1)) == 1
+    kept = list(a._kept_reads._idle)
+    assert kept
+    with b.engines.write.connect() as conn:
+        for c in kept:
+            pid = c.driver_connection.info.backend_pid
+            conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+    assert [r.version for r in a.read_stream("game-1")] == [1]
+    assert [r.version for r in a.read_all(1)][-1:] == [1]
+    assert not any(c in a._kept_reads._idle for c in kept), "a dead connection is not kept"
