@@ -46,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections import Counter
@@ -73,6 +74,7 @@ CONFIGS = {
     "pg2api": "PostgreSQL, 1 full + 1 API",
 }
 PROCESSES = {"sqlite": 1, "pg1": 1, "pg2": 2, "pg3": 3, "pg2api": 2}
+FULL_PROCESSES = {"sqlite": 1, "pg1": 1, "pg2": 2, "pg3": 3, "pg2api": 1}  # that drive games
 ACTION_EVENTS = ("contract_declared", "card_played", "redeal_asked")
 DECISION_SECONDS = 60
 STALE_RETRIES = 50  # a 409 while the seat's view says it is our turn: send again, this often
@@ -274,11 +276,15 @@ class ClientStats:
 
 
 async def play_seat(
-    client: Any, seat_plan: dict[str, Any], game_id: str, stats: ClientStats
+    clients: list[Any], seat_plan: dict[str, Any], game_id: str, stats: ClientStats
 ) -> None:
-    """One pull bot on one game: follow the seat's NDJSON stream, act on each `your_turn`."""
+    """One pull bot on one game: follow the seat's NDJSON stream, act on each `your_turn`.
+    A process that stops answering is left for the next one, as a load balancer would."""
     import httpx
     import orjson
+
+    which = seat_plan["server"]
+    client = clients[which % len(clients)]
 
     rng = random.Random(seat_plan["bot"])
     seat = seat_plan["seat"]
@@ -334,6 +340,9 @@ async def play_seat(
                         await asyncio.sleep(0.02)
         except httpx.HTTPError as exc:
             stats.errors[type(exc).__name__] += 1
+            if isinstance(exc, httpx.TransportError):
+                which += 1
+                client = clients[which % len(clients)]
             await asyncio.sleep(0.2)
         stats.reconnects += 1
     stats.errors["gave up"] += 1
@@ -360,9 +369,7 @@ async def play_table(
         if r.status_code not in (200, 201):
             stats.errors[f"start {r.status_code}"] += 1
             return
-        await asyncio.gather(
-            *(play_seat(clients[s["server"]], s, game_id, stats) for s in table["seats"])
-        )
+        await asyncio.gather(*(play_seat(clients, s, game_id, stats) for s in table["seats"]))
         stats.games_done += 1
 
 
@@ -510,6 +517,69 @@ def postgres_cpu() -> float:
     return total
 
 
+class Takeover(threading.Thread):
+    """After `after` s of play, SIGKILL the last server and time how long until every live
+    game it owned is held by another process: the moment each game's lease (in the
+    configuration's PostgreSQL schema) shows a new owner, the slowest of them."""
+
+    def __init__(self, victim: ServerProcess, url: str, schema: str, after: float) -> None:
+        super().__init__(name="takeover", daemon=True)
+        self.victim, self.url, self.schema, self.after = victim, url, schema, after
+        self.result: dict[str, Any] = {}
+        self.statements = 0
+        self.stopping = threading.Event()
+
+    def _leases(self, conn: Any) -> dict[str, str]:
+        import sqlalchemy as sa
+
+        rows = conn.execute(
+            sa.text(
+                f'SELECT name, owner FROM "{self.schema}".leases '
+                "WHERE name LIKE 'game:%' "
+                "AND expires_ms > CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+            )
+        )
+        return {name: owner for name, owner in rows}
+
+    def run(self) -> None:
+        import sqlalchemy as sa
+
+        if self.stopping.wait(self.after):
+            return
+        engine = sa.create_engine(self.url)
+        try:
+            with engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                pid = f":{self.victim.pid}:"
+                owned = [n for n, o in self._leases(conn).items() if pid in o]
+                self.statements = sql_statements(self.victim.url)  # its count until the kill
+                killed = time.monotonic()
+                self.victim.proc.kill()
+                taken: dict[str, float] = {}
+                while len(taken) < len(owned) and time.monotonic() - killed < 120:
+                    now = self._leases(conn)
+                    seen = time.monotonic()
+                    for name in owned:
+                        holder = now.get(name)
+                        if name not in taken and holder is not None and pid not in holder:
+                            taken[name] = seen - killed
+                    time.sleep(0.05)
+                over = [n for n in owned if n not in taken]
+                # A game that ended before it was taken over needs no owner: those are told
+                # apart at the end (their lease is gone, and the game is over).
+                self.result = {
+                    "games_owned": len(owned),
+                    "games_taken_over": len(taken),
+                    "not_taken": len(over),
+                    "takeover_seconds_max": round(max(taken.values()), 2) if taken else None,
+                    "takeover_seconds_p50": round(statistics.median(taken.values()), 2)
+                    if taken
+                    else None,
+                }
+        finally:
+            engine.dispose()
+
+
 def run_once(
     config: str, options: argparse.Namespace, profile: Path | None = None
 ) -> dict[str, Any]:
@@ -540,15 +610,24 @@ def run_once(
             sql0 = sum(sql_statements(s.url) for s in servers)
             pg0 = postgres_cpu()
             machine0 = machine_cpu()
+            killer = None
+            if options.kill_after and schema is not None and FULL_PROCESSES[config] > 1:
+                killer = Takeover(servers[-1], options.pg_url, schema, options.kill_after)
+                killer.start()
             for client in clients:
                 client.go()
             results = [client.result() for client in clients]
+            if killer is not None:
+                killer.stopping.set()
+                killer.join(130)
             cpu1 = [cpu_seconds(s.pid) for s in servers]
-            sql1 = sum(sql_statements(s.url) for s in servers)
+            dead = servers[-1] if killer is not None and killer.result else None
+            sql1 = sum(sql_statements(s.url) for s in servers if s is not dead)
+            sql1 += killer.statements if dead is not None and killer is not None else 0
             pg1 = postgres_cpu()
             machine1 = machine_cpu()
             check = check_games(servers[0], plan)
-            failed = [s for s in servers if s.proc.poll() is not None]
+            failed = [s for s in servers if s is not dead and s.proc.poll() is not None]
             if failed:
                 raise SystemExit(f"bench: {failed[0].name} died: {failed[0].log_tail()}")
         finally:
@@ -589,7 +668,12 @@ def run_once(
         "reconnects": sum(r["reconnects"] for r in results),
         "stale_retries": sum(r["stale_retries"] for r in results),
         **check,
-        "actions_match": check["actions_stored"] == actions,
+        # After a kill, an action the dead process stored may have lost its answer with it:
+        # then the games hold more than the bots saw accepted, never fewer.
+        "actions_match": check["actions_stored"] == actions
+        or (dead is not None and check["actions_stored"] >= actions),
+        "actions_unanswered": check["actions_stored"] - actions,
+        "takeover": killer.result if killer is not None else None,
     }
 
 
@@ -821,6 +905,13 @@ def main(argv: list[str] | None = None) -> int:
         default=30,
         help="end a play phase in which no action was accepted for this long (default 30)",
     )
+    parser.add_argument(
+        "--kill-after",
+        type=float,
+        default=None,
+        help="in pg2/pg3, SIGKILL the last process after this many s of play and time the "
+        "takeover of its games",
+    )
     parser.add_argument("--runs-out", default=None, help="append each run's result (JSON lines)")
     parser.add_argument("--profile", action="store_true", help="and profile a server")
     parser.add_argument(
@@ -908,6 +999,17 @@ def main(argv: list[str] | None = None) -> int:
     print_table(summary)
     for name, ratio in ratios.items():
         print(f"scale-out {name}: {ratio}")
+    for config, config_runs in runs.items():
+        for k, run in enumerate(config_runs):
+            t = run.get("takeover")
+            if t:
+                print(
+                    f"takeover {config} round {k + 1}: one of {run['processes']} processes "
+                    f"killed after {options.kill_after} s, {t['games_taken_over']}/"
+                    f"{t['games_owned']} of its games taken over, slowest "
+                    f"{t['takeover_seconds_max']} s, median {t['takeover_seconds_p50']} s "
+                    f"(lease {os.environ.get('KING_LEASE_SECONDS', '6')} s)"
+                )
     print(CAVEAT)
     if profile is not None:
         print_profile(profile, profile["run"]["actions"])

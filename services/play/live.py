@@ -199,9 +199,9 @@ class LiveGames:
         game = self._games.get(game_id)
         if game is None:  # nothing held of it here, nobody waiting
             return
-        if version > game.known:
+        if version > game.known:  # the feed's echo of what is known already wakes nobody
             game.known = version
-        game.wake()
+            game.wake()
 
     def since(self, game_id: str, after: int) -> tuple[list[Message], GameState] | None:
         """The messages after version `after` and the state they end at, from the tail; None

@@ -226,7 +226,7 @@ def test_busy_games_and_databases_answer_503_with_retry_after(
 
         return fail
 
-    monkeypatch.setattr(services.games, "act", raising(GameBusy("game 'g' kept changing")))
+    monkeypatch.setattr(services.games.commands, "act", raising(GameBusy("game 'g' kept changing")))
     r = client.post("/api/v1/games/g/actions", json={"type": "redeal"}, headers=bearer(ada))
     body = problem(r, 503)
     assert body["code"] == "game_busy" and "again" in body["detail"]
