@@ -144,21 +144,27 @@ class SeatView:
                 m |= 1 << c
         return m
 
-    def to_dict(self, *, history: bool = True) -> dict[str, Any]:
-        """The JSON form sent to players, bots and spectators (`history=False`: the ended
-        deals left out, for a caller that keeps their encoded form)."""
+    def to_dict(
+        self, *, history: bool = True, encoded: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The JSON form sent to players, bots and spectators. `history=False`: the ended
+        deals left out, and `encoded`: "rules" and "tricks" as the caller has already
+        encoded them (a cache of what does not change), for a caller that keeps those."""
+        known = encoded or {}
+        rules = known.get("rules")
+        tricks = known.get("tricks")
         return {
             "game_id": self.game_id,
             "seat": self.seat if self.seat >= 0 else None,
             "players": list(self.players),
-            "rules": self.rules.to_dict(),
+            "rules": rules if rules is not None else self.rules.to_dict(),
             "phase": self.phase.value,
             "deal": self.deal_no,
             "attempt": self.attempt,
             "declarer": self.declarer if self.declarer >= 0 else None,
             "hand": [card_name(c) for c in cards_of(self.hand)] if self.seat >= 0 else None,
             "contract": self.contract.value if self.contract else None,
-            "tricks": [_trick_dict(t) for t in self.tricks],
+            "tricks": tricks if tricks is not None else [trick_dict(t) for t in self.tricks],
             "tricks_won": list(self.tricks_won),
             "deal_scores": list(self.deal_scores),
             "totals": list(self.totals),
@@ -181,7 +187,8 @@ class SeatView:
         }
 
 
-def _trick_dict(t: PlayedTrick) -> dict[str, Any]:
+def trick_dict(t: PlayedTrick) -> dict[str, Any]:
+    """A trick as in a view's `tricks` (the one in progress has no winner yet)."""
     return {"leader": t.leader, "cards": [card_name(c) for c in t.cards], "winner": t.winner}
 
 

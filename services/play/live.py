@@ -11,7 +11,6 @@ start (unless asked for everything), and discloses with the state held here (dom
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Sequence
@@ -22,7 +21,7 @@ import orjson
 
 from domain.events import Event
 from domain.game import GameState, InconsistentEvent, apply
-from domain.view import Disclosure, SeatView, disclose, summary_dict
+from domain.view import Disclosure, SeatView, disclose, summary_dict, trick_dict
 from eventstore import RecordedEvent
 from tournament.games import to_domain_event
 
@@ -69,6 +68,11 @@ def encode(message: dict[str, Any], fmt: StreamFormat) -> bytes:
     return head + b"data: " + data + b"\n\n"
 
 
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 def messages(
     game_id: str,
     records: Sequence[RecordedEvent],
@@ -90,7 +94,10 @@ class LiveGame:
     known: int = 0  # the newest version written here or told of by the feed
     tail: deque[Message] = field(default_factory=lambda: deque(maxlen=TAIL))
     history: list[dict[str, Any]] = field(default_factory=list)  # ended deals, encoded
-    waiter: asyncio.Event | None = None
+    rules: dict[str, Any] | None = None  # the game's rules, encoded
+    deal: tuple[int, int] = (0, 0)  # the (deal, attempt) whose ended tricks are in `tricks`
+    tricks: list[dict[str, Any]] = field(default_factory=list)
+    waiters: set[asyncio.Future[None]] = field(default_factory=set)
 
     def current(self) -> GameState | None:
         """The state when it is the newest known (else None: read the store)."""
@@ -98,9 +105,10 @@ class LiveGame:
         return state if state is not None and state.version >= self.known else None
 
     def wake(self) -> None:
-        if self.waiter is not None:
-            self.waiter.set()
-            self.waiter = None
+        waiters, self.waiters = self.waiters, set()
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 class LiveGames:
@@ -232,8 +240,23 @@ class LiveGames:
 
     def view_dict(self, view: SeatView) -> dict[str, Any]:
         """`view.to_dict()`, with each ended deal encoded once per game (they never change)."""
-        out = view.to_dict(history=False)
-        done = self._entry(view.game_id).history
+        game = self._entry(view.game_id)
+        if game.rules is None:
+            game.rules = view.rules.to_dict()
+        if game.deal != (view.deal_no, view.attempt):
+            game.deal, game.tricks = (view.deal_no, view.attempt), []
+        ended = game.tricks
+        if len(ended) > len(view.tricks):  # another game under the same id: start over
+            ended.clear()
+        for trick in view.tricks[len(ended) :]:
+            if trick.winner is None:
+                break
+            ended.append(trick_dict(trick))
+        tricks = ended[: len(view.tricks)]
+        if len(tricks) < len(view.tricks):  # the trick in progress changes card by card
+            tricks.append(trick_dict(view.tricks[-1]))
+        out = view.to_dict(history=False, encoded={"rules": game.rules, "tricks": tricks})
+        done = game.history
         if len(done) > len(view.history):  # another game under the same id: start over
             done.clear()
         for deal in view.history[len(done) :]:
@@ -242,18 +265,22 @@ class LiveGames:
         return out
 
     async def wait(self, game_id: str, after_version: int, timeout: float) -> bool:
-        """Until the game is known past `after_version`, or `timeout` s; True if it is."""
-        game = self._entry(game_id)
+        """Until the game is known past `after_version`, or `timeout` s; True if it is.
+
+        A future and a timer per wait, not an Event and `asyncio.timeout`: every stream of
+        a game waits once per append, so this is on the hottest path there is."""
+        game = self._games.get(game_id) or self._entry(game_id)
         if game.known > after_version:
             return True
-        if game.waiter is None:
-            game.waiter = asyncio.Event()
-        waiter = game.waiter
-        # asyncio.timeout cancels this task at the deadline; wait_for would wrap every wait
-        # in a task of its own, and each stream waits once per event of its game.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await waiter.wait()
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        game.waiters.add(waiter)
+        timer = loop.call_later(timeout, _expire, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            game.waiters.discard(waiter)
         return self.version(game_id) > after_version
 
     def forget(self, game_id: str) -> None:

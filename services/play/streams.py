@@ -132,14 +132,14 @@ def your_turn(
     """The seat's turn: its view, its legal actions and the deadline (not a stored event)."""
     turn = games.turn(game_id)
     deadline = turn.deadline if turn and turn.version == state.version else None
-    view = seat_view(state, seat)
+    view = games.live.view_dict(seat_view(state, seat))
     data = {
         "version": state.version,
         "seat": seat,
         "deadline": iso(deadline) if deadline else None,
         "deadline_ms": int(max(deadline - time.time(), 0) * 1000) if deadline else None,
-        "legal": [a.to_dict() for a in view.legal],
-        "view": games.live.view_dict(view),
+        "legal": view["legal"],
+        "view": view,
     }
     message = {"id": state.version, "game_id": game_id, "type": "your_turn", "data": data}
     return encode(message, fmt)

@@ -430,3 +430,29 @@ def test_plain_reads_reuse_a_kept_connection_and_survive_its_death(
     assert [r.version for r in a.read_stream("game-1")] == [1]
     assert [r.version for r in a.read_all(1)][-1:] == [1]
     assert not any(c in a._kept_reads._idle for c in kept), "a dead connection is not kept"
+
+
+def test_the_feed_is_read_once_per_wake_not_twice(two: tuple[EventStore, EventStore]) -> None:
+    """Following the feed on PostgreSQL: after a batch the subscription waits for the next
+    commit's notification and then reads once; it does not read again to find nothing."""
+    a, b = two
+    a.append("game-1", [ev(0)], NO_STREAM)
+    sub = a.subscribe(1, poll_interval=5.0)
+    try:
+        assert [r.version for r in sub.next_batch()] == [1]  # LISTEN, then the first read
+        import concurrent.futures
+        import time
+
+        reads = 0
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            for n in range(1, 11):
+                before = a.statements
+                waiting = pool.submit(sub.next_batch)  # the follower waits for news
+                time.sleep(0.05)
+                b.append("game-1", [ev(n)], n)  # another process writes
+                got = waiting.result(timeout=10)
+                reads += a.statements - before
+                assert [r.version for r in got] == [n + 1]
+        assert reads == 10, reads
+    finally:
+        sub.close()

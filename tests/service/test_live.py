@@ -164,3 +164,25 @@ def test_events_overlapping_the_tail_extend_it_without_losing_what_it_held(
     assert held is not None
     assert [m.version for m in held[0]] == [r.version for r in records[6:]]
     store.close()
+
+
+def test_news_of_a_version_already_known_wakes_nobody() -> None:
+    """The feed brings back this process's own appends: that echo must not wake the game's
+    streams and driver (each would look again for nothing)."""
+
+    async def scenario() -> tuple[bool, bool]:
+        live = LiveGames()
+        live.told("g", 0)
+        await live.wait("g", 0, 0.001)  # the game is held from now on
+        live.told("g", 5)
+        waiting = asyncio.ensure_future(live.wait("g", 5, 0.2))
+        await asyncio.sleep(0)
+        live.told("g", 5)  # the echo
+        live.told("g", 3)  # older news still
+        await asyncio.sleep(0.05)
+        echo_woke = waiting.done()
+        live.told("g", 6)
+        woke = await asyncio.wait_for(waiting, 1)
+        return echo_woke, woke
+
+    assert asyncio.run(scenario()) == (False, True)

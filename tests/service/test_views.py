@@ -21,7 +21,7 @@ def test_cached_views_equal_the_domain_views(tmp_path) -> None:  # type: ignore[
     while state.phase is not Phase.OVER:
         seat = state.to_move
         assert seat is not None
-        if rng.random() < 0.05 or not state.tricks:
+        if rng.random() < 0.3 or not state.tricks:
             for s in range(4):
                 assert live.view_dict(seat_view(state, s)) == seat_view(state, s).to_dict()
             assert live.view_dict(public_view(state)) == public_view(state).to_dict()
