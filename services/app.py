@@ -21,7 +21,7 @@ from services.container import Services, build_services
 from services.controllers.deps import (
     provide_maybe_principal,
     provide_principal,
-    provide_services,
+    services_provider,
 )
 from services.controllers.games import GameController
 from services.controllers.health import HealthController
@@ -79,7 +79,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         ],
         template_config=template_config(),
         dependencies={
-            "services": Provide(provide_services, sync_to_thread=False),
+            "services": Provide(services_provider(services), sync_to_thread=False),
             "maybe_principal": Provide(provide_maybe_principal),
             "principal": Provide(provide_principal),
         },

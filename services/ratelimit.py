@@ -24,6 +24,9 @@ from services.schemas import Problem
 EXEMPT_PREFIXES = ("/health", "/metrics", "/schema")
 MAX_KEYS = 100_000
 MAX_TOKEN_LENGTH = 200  # longer bearer tokens are refused unread
+# The scope key under which the limiter leaves (token, principal or None) of its in-memory
+# lookup, so that the request's authentication (`deps`) need not repeat it for the same token.
+PRINCIPAL_SCOPE_KEY = "king.cached_principal"
 
 
 class TokenBuckets:
@@ -67,6 +70,7 @@ def _known_token_key(scope: dict[str, Any], token: str) -> str | None:
     if players is None:
         return None
     principal = players.cached(token)
+    scope[PRINCIPAL_SCOPE_KEY] = (token, principal)
     return None if principal is None else str(principal.token_key)
 
 
@@ -85,8 +89,11 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
     buckets = TokenBuckets(rate, burst)
 
     def factory(app: Any) -> Any:
+        if rate <= 0:  # no limit: no layer at all, rather than one that passes every request on
+            return app
+
         async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
-            if scope["type"] != "http" or rate <= 0 or scope["path"].startswith(EXEMPT_PREFIXES):
+            if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIXES):
                 await app(scope, receive, send)
                 return
             wait = buckets.take(request_key(scope))

@@ -177,6 +177,30 @@ def test_rate_limits_answer_429_with_retry_after(make_settings: SettingsFactory)
         assert client.get("/health/live").status_code == 200
 
 
+def test_tokens_are_checked_as_strictly_with_the_rate_limiter_on(
+    make_settings: SettingsFactory,
+) -> None:
+    """The limiter's in-memory token lookup is handed to the request's authentication: a
+    revoked, unknown or malformed token is refused all the same, and a token is never taken for
+    another one."""
+    settings = make_settings(rate_limit_per_second=1000, rate_limit_burst=1000)
+    with TestClient(create_app(settings)) as client:
+        ada, bora = create_player(client, "ada"), create_player(client, "bora")
+        assert client.get("/api/v1/me", headers=bearer(ada)).json()["id"] == "ada"
+        assert client.get("/api/v1/me", headers=bearer(bora)).json()["id"] == "bora"
+        problem(client.get("/api/v1/me", headers=bearer("king_nope")), 401)
+        problem(client.get("/api/v1/me", headers={"authorization": "Bearer"}), 401)
+        problem(client.get("/api/v1/me", headers=bearer("x" * 500)), 401)
+        problem(client.get("/api/v1/me"), 401)
+        rotated = client.post("/api/v1/me/token", headers=bearer(ada))
+        assert rotated.status_code == 201
+        problem(client.get("/api/v1/me", headers=bearer(ada)), 401)
+        assert (
+            client.get("/api/v1/me", headers=bearer(rotated.json()["token"])).json()["id"] == "ada"
+        )
+        assert client.get("/api/v1/me", headers=bearer(bora)).json()["id"] == "bora"
+
+
 def test_made_up_tokens_share_their_address_bucket(make_settings: SettingsFactory) -> None:
     """Each new junk token used to open a fresh bucket: now they all draw on the address's."""
     settings = make_settings(rate_limit_per_second=0.01, rate_limit_burst=2)
