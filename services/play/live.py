@@ -245,16 +245,14 @@ class LiveGames:
             game.rules = view.rules.to_dict()
         if game.deal != (view.deal_no, view.attempt):
             game.deal, game.tricks = (view.deal_no, view.attempt), []
+        # The view's ended tricks, encoded once each; the view may be older than the cache
+        # (a state read a moment ago), so take no more of them than it has ended.
+        done = sum(1 for t in view.tricks if t.winner is not None)
         ended = game.tricks
-        if len(ended) > len(view.tricks):  # another game under the same id: start over
-            ended.clear()
-        for trick in view.tricks[len(ended) :]:
-            if trick.winner is None:
-                break
+        for trick in view.tricks[len(ended) : done]:
             ended.append(trick_dict(trick))
-        tricks = ended[: len(view.tricks)]
-        if len(tricks) < len(view.tricks):  # the trick in progress changes card by card
-            tricks.append(trick_dict(view.tricks[-1]))
+        tricks = ended[:done]
+        tricks.extend(trick_dict(t) for t in view.tricks[done:])  # the one in progress
         out = view.to_dict(history=False, encoded={"rules": game.rules, "tricks": tricks})
         done = game.history
         if len(done) > len(view.history):  # another game under the same id: start over

@@ -30,3 +30,24 @@ def test_cached_views_equal_the_domain_views(tmp_path) -> None:  # type: ignore[
     assert checked > 20
     assert live.get("v1") == state  # the repository keeps its states in the live cache
     store.close()
+
+
+def test_a_view_older_than_the_cache_shows_nothing_newer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The cache has encoded a later state's tricks; a view of an earlier state (read a
+    moment before) still shows exactly that state: no card played after it."""
+    store = EventStore.open(f"sqlite:///{tmp_path / 'o.db'}")
+    live = LiveGames()
+    repo = GameRepository(store, live)
+    rng = random.Random(9)
+    states = [repo.create("o1", ["a", "b", "c", "d"])]
+    while len(states) < 60:
+        state = states[-1]
+        seat = state.to_move
+        assert seat is not None
+        states.append(
+            repo.execute("o1", rng.choice(seat_view(state, seat).legal).command(seat)).state
+        )
+    for newer, older in [(states[k + d], states[k]) for k in range(50) for d in (1, 2, 3, 7)]:
+        live.view_dict(public_view(newer))
+        assert live.view_dict(public_view(older)) == public_view(older).to_dict()
+    store.close()
