@@ -247,12 +247,12 @@ class LiveGames:
             game.deal, game.tricks = (view.deal_no, view.attempt), []
         # The view's ended tricks, encoded once each; the view may be older than the cache
         # (a state read a moment ago), so take no more of them than it has ended.
-        done = sum(1 for t in view.tricks if t.winner is not None)
+        over = sum(1 for t in view.tricks if t.winner is not None)
         ended = game.tricks
-        for trick in view.tricks[len(ended) : done]:
+        for trick in view.tricks[len(ended) : over]:
             ended.append(trick_dict(trick))
-        tricks = ended[:done]
-        tricks.extend(trick_dict(t) for t in view.tricks[done:])  # the one in progress
+        tricks = ended[:over]
+        tricks.extend(trick_dict(t) for t in view.tricks[over:])  # the one in progress
         out = view.to_dict(history=False, encoded={"rules": game.rules, "tricks": tricks})
         done = game.history
         if len(done) > len(view.history):  # another game under the same id: start over
