@@ -18,6 +18,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from eventstore import EventStore
 from services.container import Services, build_services
+from services.content_type import require_json
 from services.controllers.deps import (
     provide_maybe_principal,
     provide_principal,
@@ -84,6 +85,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             "principal": Provide(provide_principal),
         },
         exception_handlers=EXCEPTION_HANDLERS,
+        before_request=require_json,
         lifespan=[lifespan],
         middleware=[
             server_timing_middleware,

@@ -99,7 +99,9 @@ def test_bad_tables_are_refused_with_a_reason(client: TestClient) -> None:  # ty
     ]
     for body in cases:
         problem(client.post("/api/v1/games", json=body, headers=h), 400)
-    problem(client.post("/api/v1/games", content=b"{not json", headers=h), 400)
+    as_json = {**h, "content-type": "application/json"}
+    problem(client.post("/api/v1/games", content=b"{not json", headers=as_json), 400)
+    problem(client.post("/api/v1/games", content=b"{not json", headers=h), 415)  # no type
     problem(client.post("/api/v1/games", json={"seats": HOUSE4}), 401)
     assert client.get("/api/v1/games").json() == []
 

@@ -1,0 +1,96 @@
+"""The API takes JSON bodies only: anything else is a 415 problem, decided before any handler,
+so a body never reaches the rules as an accidental JSON parse and never costs a strike."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from litestar.testing import TestClient
+
+from services.app import create_app
+from services.content_type import is_json
+from tests.service.conftest import SettingsFactory
+from tests.service.helpers import ADMIN_HEADERS, bearer, create_game, create_player
+
+SEAT0_FIRST = {"mode": "short12", "first_declarer": "seat0"}
+
+
+@pytest.mark.parametrize(
+    ("content_type", "json"),
+    [
+        ("application/json", True),
+        ("application/json; charset=utf-8", True),
+        ("Application/JSON", True),
+        ("application/problem+json", True),
+        ("text/plain", False),
+        ("text/json", False),
+        ("application/x-www-form-urlencoded", False),
+        ("multipart/form-data; boundary=x", False),
+        ("", False),
+    ],
+)
+def test_what_counts_as_json(content_type: str, json: bool) -> None:
+    assert is_json(content_type) is json
+
+
+def test_an_action_sent_as_text_is_refused_with_415_and_costs_no_strike(
+    make_settings: SettingsFactory,
+) -> None:
+    with TestClient(create_app(make_settings(decision_seconds=120))) as client:
+        ada = create_player(client, "ada")
+        game_id = create_game(
+            client, ada, ["ada", "house:random", "house:random", "house:random"], rules=SEAT0_FIRST
+        )
+        seat = client.get(f"/api/v1/games/{game_id}/seats/0", headers=bearer(ada)).json()
+        legal = seat["view"]["legal"][0]
+        # an illegal action, which as JSON would be refused on the seat's turn with a strike
+        body = orjson.dumps({"type": "play", "card": "AS", "version": seat["version"]})
+        for content_type in ("text/plain", "application/x-www-form-urlencoded", None):
+            headers = {**bearer(ada)}
+            if content_type is not None:
+                headers["content-type"] = content_type
+            r = client.post(f"/api/v1/games/{game_id}/actions", content=body, headers=headers)
+            assert r.status_code == 415, (content_type, r.text)
+            problem = r.json()
+            assert r.headers["content-type"].startswith("application/problem+json")
+            assert problem["code"] == "unsupported_media_type"
+            assert problem["type"].endswith("/unsupported-media-type")
+            assert "application/json" in problem["detail"]
+        after = client.get(f"/api/v1/games/{game_id}/seats/0", headers=bearer(ada)).json()
+        assert after["version"] == seat["version"], "nothing was written"
+        assert after["view"]["strikes"] == [0, 0, 0, 0]
+        # the same seat's legal action as JSON goes through
+        r = client.post(
+            f"/api/v1/games/{game_id}/actions",
+            content=orjson.dumps({**legal, "version": seat["version"]}),
+            headers={**bearer(ada), "content-type": "application/json; charset=utf-8"},
+        )
+        assert r.status_code == 200, r.text
+
+
+def test_every_api_post_refuses_a_body_that_is_not_json_and_takes_none_when_none_is_sent(
+    make_settings: SettingsFactory,
+) -> None:
+    with TestClient(create_app(make_settings())) as client:
+        text = {**ADMIN_HEADERS, "content-type": "text/plain"}
+        r = client.post("/api/v1/players", content=b'{"id": "zed"}', headers=text)
+        assert r.status_code == 415
+        gone = client.get("/api/v1/players/zed", headers=ADMIN_HEADERS)
+        assert gone.status_code == 404, "no player was made"
+        ada = create_player(client, "ada")
+        table = {"seats": ["ada", "house:random", "house:random", "house:random"], "start": False}
+        r = client.post(
+            "/api/v1/games",
+            content=orjson.dumps(table),
+            headers={**bearer(ada), "content-type": "text/plain"},
+        )
+        assert r.status_code == 415
+        r = client.post("/api/v1/games", json=table, headers=bearer(ada))
+        assert r.status_code == 201
+        game_id = r.json()["game"]["id"]
+        # a POST without a body needs no JSON, whatever its Content-Type says
+        r = client.post(
+            f"/api/v1/games/{game_id}/start",
+            headers={**bearer(ada), "content-type": "text/plain", "content-length": "0"},
+        )
+        assert r.status_code == 200, r.text
