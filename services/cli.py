@@ -11,6 +11,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 
 from services import commands
 from services.errors import UserError
@@ -23,11 +24,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="king",
         description="Turkish King (Rıfkı): tournaments, bots over HTTP and auditable replays.",
     )
+    parser.add_argument("--version", action="version", version=f"king {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"services.commands.{info.name}")
         module.register(sub)
     return parser
+
+
+def package_version() -> str:
+    """The installed release (the source tree's own when run without installing)."""
+    try:
+        return metadata.version("king-platform")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
