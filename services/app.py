@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
+from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
@@ -86,6 +87,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         },
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=require_json,
+        cors_config=cors_config(settings),
         lifespan=[lifespan],
         middleware=[
             server_timing_middleware,
@@ -110,6 +112,23 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         # No logging set-up of Litestar's own (a queue thread writing plain text): its records
         # go to the root logger, where the one handler of configure_logging renders them.
         logging_config=None,
+    )
+
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    """Cross-origin calls from the browser pages of the given origins (none by default: the
+    service's own pages are same-origin). Tokens travel in the Authorization header, never
+    in cookies, so credentials are not allowed."""
+    origins = settings.cors_origin_list
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=origins,
+        allow_methods=["GET", "POST", "PUT", "DELETE"],
+        allow_headers=["authorization", "content-type", "last-event-id"],
+        allow_credentials=False,
+        expose_headers=["Retry-After", "Server-Timing"],
+        max_age=600,
     )
 
 

@@ -5,6 +5,7 @@ A bad value stops the start with one clear line naming the variable (`load_setti
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -40,6 +41,10 @@ class Settings(BaseSettings):
         default="",
         description="comma list: loopback, private, link-local, or CIDRs bot URLs may reach",
     )
+    cors_origins: str = Field(
+        default="",
+        description="comma list of origins whose browser pages may call the API; empty: none",
+    )
     bot_connect_timeout: float = Field(default=3.0, gt=0)
     bot_reply_max_bytes: int = Field(default=65_536, ge=256)
     stream_keepalive_seconds: float = Field(default=15.0, gt=0)
@@ -74,6 +79,18 @@ class Settings(BaseSettings):
         if value and not value.startswith(("sqlite:", "postgresql")):
             raise ValueError("must start with sqlite:// or postgresql+psycopg://")
         return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        for origin in (o.strip() for o in value.split(",") if o.strip()):
+            if origin != "*" and not re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]+", origin):
+                raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], or *)")
+        return value
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip().rstrip("/") for o in self.cors_origins.split(",") if o.strip()]
 
     @field_validator("house_strategy")
     @classmethod
