@@ -50,5 +50,5 @@ def test_the_configured_origins_and_only_they_may_call(make_settings: SettingsFa
 
 @pytest.mark.parametrize("bad", ["bots.example.org", "ftp://x.example", "https://a.example/path"])
 def test_a_value_that_is_not_an_origin_is_refused_at_start(bad: str) -> None:
-    with pytest.raises(UserError, match="KING_CORS_ORIGINS.*not an origin"):
+    with pytest.raises(UserError, match=r"KING_CORS_ORIGINS.*not an origin"):
         load_settings(cors_origins=bad)
