@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from litestar import Controller, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 
 from domain.game import InconsistentEvent, Phase
 from domain.record import to_record
 from domain.view import Action, BadAction
+from services.caching import cached_json, settled
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
 from services.play.driver import iso
@@ -142,19 +143,29 @@ class GameController(Controller):
         )
 
     @get("/{game_id:str}/record")
-    async def record(self, game_id: FromPath[str], services: ServicesDep) -> dict[str, Any]:
+    async def record(
+        self, request: Request[Any, Any, Any], game_id: FromPath[str], services: ServicesDep
+    ) -> Response[bytes]:
         """king-record/1 of what is public now: ended deals with hands; the seed at the end.
 
         Read from the game's stream, so games played by a local `king tournament run` on the
-        same database export too."""
+        same database export too. A strong ETag (`If-None-Match` gets 304); once the game is
+        over and its seed revealed, `Cache-Control: public, immutable`."""
         state = await services.games.load(game_id)
-        return to_record(state, public=True)
+        return cached_json(request, to_record(state, public=True), final=settled(state))
 
     @get("/{game_id:str}/audit")
     async def audit(
-        self, game_id: FromPath[str], services: ServicesDep, maybe_principal: MaybePrincipalDep
-    ) -> dict[str, object]:
-        """Hash chain and replay audit. Anyone once the game is over; the admin during it."""
+        self,
+        request: Request[Any, Any, Any],
+        game_id: FromPath[str],
+        services: ServicesDep,
+        maybe_principal: MaybePrincipalDep,
+    ) -> Response[bytes]:
+        """Hash chain and replay audit. Anyone once the game is over; the admin during it.
+        Audited on every request (a changed stream is audited again); the answer carries a
+        strong ETag over its bytes, and for a finished game `Cache-Control: public,
+        immutable`."""
         over = await _is_over(services, game_id)  # GameNotFound: 404 for everyone
         if not over and not (maybe_principal and maybe_principal.is_admin):
             raise Forbidden("a game in progress is audited by the admin only")
@@ -162,7 +173,8 @@ class GameController(Controller):
         services.metrics.audits.inc()
         if not report.ok:
             services.metrics.audit_failures.inc()
-        return report.to_dict()
+        settled_game = over and report.replay.finished and report.replay.seed_checked
+        return cached_json(request, report.to_dict(), final=settled_game)
 
 
 async def _is_over(services: Services, game_id: str) -> bool:

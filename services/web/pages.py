@@ -7,12 +7,13 @@ from collections import OrderedDict
 from fractions import Fraction
 from typing import Any, Literal
 
-from litestar import Controller, Request, get
+from litestar import Controller, Request, Response, get
 from litestar.datastructures import Cookie
 from litestar.params import FromPath, FromQuery
 from litestar.response import Template
 
 from domain.game import GameState, Phase
+from services.caching import cached_json, settled
 from services.controllers.deps import ServicesDep
 from services.web.data import replay_payload
 from services.web.i18n import (
@@ -305,13 +306,18 @@ class WebController(Controller):
         )
 
     @get("/games/{game_id:str}/replay.json", name="web-game-data")
-    async def game_data(self, game_id: FromPath[str], services: ServicesDep) -> dict[str, Any]:
+    async def game_data(
+        self, request: Req, game_id: FromPath[str], services: ServicesDep
+    ) -> Response[bytes]:
         """The replay page's data (public record + per-trick winners and scores), for live
-        pages to refresh. A game that does not load answers 409 with the reason."""
+        pages to refresh. A game that does not load answers 409 with the reason. A strong
+        ETag; immutable once the game is over and its seed revealed."""
         status, state = await _game(services, game_id)
         if state is None:
-            return {"game_id": game_id, "status": status, "deals": []}
-        return replay_payload(state, status)
+            return cached_json(
+                request, {"game_id": game_id, "status": status, "deals": []}, final=False
+            )
+        return cached_json(request, replay_payload(state, status), final=settled(state))
 
     @get("/tournaments/{tournament_id:str}", name="web-tournament")
     async def tournament(
