@@ -18,6 +18,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from eventstore import EventStore
+from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
 from services.controllers.deps import (
@@ -88,6 +89,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=require_json,
         cors_config=cors_config(settings),
+        compression_config=compression_config(),
         lifespan=[lifespan],
         middleware=[
             server_timing_middleware,

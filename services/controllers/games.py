@@ -12,6 +12,7 @@ from domain.game import InconsistentEvent, Phase
 from domain.record import to_record
 from domain.view import Action, BadAction
 from services.caching import cached_json, settled
+from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
 from services.play.driver import iso
@@ -112,7 +113,7 @@ class GameController(Controller):
             services.games.view(state, seat),
         )
 
-    @post("/{game_id:str}/actions", status_code=200)
+    @post("/{game_id:str}/actions", status_code=200, opt=UNCOMPRESSED)
     async def act(
         self,
         game_id: FromPath[str],

@@ -8,6 +8,7 @@ from litestar import Controller, Request, get
 from litestar.params import FromPath, FromQuery, Parameter
 from litestar.response import Stream
 
+from services.compression import UNCOMPRESSED
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.controllers.streaming import Format, resumable, stream_format, stream_response
 from services.play.service import Forbidden
@@ -18,7 +19,7 @@ class StreamController(Controller):
     path = "/api/v1"
     tags = ("streams",)
 
-    @get("/games/{game_id:str}/events", media_type="text/event-stream")
+    @get("/games/{game_id:str}/events", media_type="text/event-stream", opt=UNCOMPRESSED)
     async def public_events(
         self,
         request: Request[Any, Any, Any],
@@ -37,7 +38,11 @@ class StreamController(Controller):
         options = resumable(request, services.settings, format, after, follow)
         return stream_response(game_stream(services.games, game_id, None, options), options.fmt)
 
-    @get("/games/{game_id:str}/seats/{seat:int}/events", media_type="text/event-stream")
+    @get(
+        "/games/{game_id:str}/seats/{seat:int}/events",
+        media_type="text/event-stream",
+        opt=UNCOMPRESSED,
+    )
     async def seat_events(
         self,
         request: Request[Any, Any, Any],
@@ -59,7 +64,7 @@ class StreamController(Controller):
         options = resumable(request, services.settings, format, after, follow)
         return stream_response(game_stream(services.games, game_id, seat, options), options.fmt)
 
-    @get("/me/events", media_type="text/event-stream")
+    @get("/me/events", media_type="text/event-stream", opt=UNCOMPRESSED)
     async def my_events(
         self,
         request: Request[Any, Any, Any],

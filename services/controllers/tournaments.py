@@ -17,6 +17,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 from litestar.response import Stream
 from msgspec import Meta, Struct
 
+from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.controllers.streaming import Format, resumable, stream_response
@@ -472,7 +473,7 @@ class TournamentController(Controller):
             return Response(to_csv(table), media_type="text/csv; charset=utf-8")
         return Response(to_json(table), media_type="application/json")
 
-    @get("/{tournament_id:str}/events", media_type="text/event-stream")
+    @get("/{tournament_id:str}/events", media_type="text/event-stream", opt=UNCOMPRESSED)
     async def events(
         self,
         request: Request[Any, Any, Any],
