@@ -6,8 +6,10 @@ made-up or malformed token or with none, draws on its client address's bucket, s
 tokens buys no extra requests; a real token's first request in a process is charged to its
 address, after which it has its own bucket.
 
-Over the limit: 429 problem details with `Retry-After` (whole seconds). Health checks,
-metrics and the schema pages are not limited. Streams count once, when opened.
+Every limited answer says where its caller stands (`RateLimit-Policy` and `RateLimit`, as the
+IETF draft for them gives: the bucket's size and refill time, the requests left and the seconds
+until it is full). Over the limit: 429 problem details with `Retry-After` (whole seconds).
+Health checks, metrics and the schema pages are not limited. Streams count once, when opened.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ class TokenBuckets:
 
     def take(self, key: str, now: float | None = None) -> float:
         """0 if a request may go now, else the seconds until it may."""
+        return self.draw(key, now)[0]
+
+    def draw(self, key: str, now: float | None = None) -> tuple[float, float]:
+        """(0 if a request may go now, else the seconds until it may; the tokens left)."""
         now = time.monotonic() if now is None else now
         tokens, last = self._buckets.get(key, (self.burst, now))
         tokens = min(self.burst, tokens + (now - last) * self.rate)
@@ -45,9 +51,21 @@ class TokenBuckets:
             self._buckets.move_to_end(key)
             while len(self._buckets) > MAX_KEYS:
                 self._buckets.popitem(last=False)
-            return 0.0
+            return 0.0, tokens - 1
         self._buckets[key] = (tokens, now)
-        return (1 - tokens) / self.rate
+        return (1 - tokens) / self.rate, tokens
+
+    @property
+    def policy(self) -> bytes:
+        """`RateLimit-Policy` (IETF draft-ietf-httpapi-ratelimit-headers): the bucket as a
+        quota of `burst` requests refilled over `burst / rate` seconds."""
+        window = max(1, math.ceil(self.burst / self.rate))
+        return f'"burst";q={int(self.burst)};w={window}'.encode()
+
+    def state(self, remaining: float) -> bytes:
+        """`RateLimit`: the requests left now, and the seconds until the bucket is full."""
+        full = max(0, math.ceil((self.burst - remaining) / self.rate))
+        return f'"burst";r={int(remaining)};t={full}'.encode()
 
 
 def bearer_token(scope: dict[str, Any]) -> str | None:
@@ -87,6 +105,7 @@ def request_key(scope: dict[str, Any]) -> str:
 def rate_limit_middleware(rate: float, burst: int) -> Any:
     """An ASGI middleware factory (Litestar `middleware=[...]`)."""
     buckets = TokenBuckets(rate, burst)
+    policy = buckets.policy if rate > 0 else b""
 
     def factory(app: Any) -> Any:
         if rate <= 0:  # no limit: no layer at all, rather than one that passes every request on
@@ -96,9 +115,16 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
             if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIXES):
                 await app(scope, receive, send)
                 return
-            wait = buckets.take(request_key(scope))
+            wait, remaining = buckets.draw(request_key(scope))
+            limits = [(b"ratelimit-policy", policy), (b"ratelimit", buckets.state(remaining))]
             if wait <= 0:
-                await app(scope, receive, send)
+
+                async def send_with_limits(message: Any) -> None:
+                    if message["type"] == "http.response.start":
+                        message["headers"] = [*message.get("headers", ()), *limits]
+                    await send(message)
+
+                await app(scope, receive, send_with_limits)
                 return
             retry = max(1, math.ceil(wait))
             body = msgspec.json.encode(
@@ -118,6 +144,7 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
                     "headers": [
                         (b"content-type", b"application/problem+json"),
                         (b"retry-after", str(retry).encode()),
+                        *limits,
                         (b"content-length", str(len(body)).encode()),
                     ],
                 }

@@ -168,8 +168,13 @@ def test_rate_limits_answer_429_with_retry_after(make_settings: SettingsFactory)
     with TestClient(create_app(settings)) as client:
         ada = create_player(client, "ada")  # the admin token has a bucket of its own
         assert client.get("/api/v1/me", headers=bearer(ada)).status_code == 200  # address's
-        statuses = [client.get("/api/v1/games").status_code for _ in range(3)]
-        assert statuses == [200, 200, 429]
+        answers = [client.get("/api/v1/games") for _ in range(3)]
+        assert [r.status_code for r in answers] == [200, 200, 429]
+        # every answer says where the caller stands: a bucket of 3, refilled over 300 s
+        assert {r.headers["ratelimit-policy"] for r in answers} == {'"burst";q=3;w=300'}
+        left = [r.headers["ratelimit"].split(";")[1] for r in answers]
+        assert left == ["r=1", "r=0", "r=0"]  # the address spent one on /me already
+        assert all(int(r.headers["ratelimit"].rsplit("t=", 1)[1]) > 100 for r in answers)
         r = client.get("/api/v1/games")
         body = problem(r, 429)
         assert int(r.headers["retry-after"]) >= 1 and "rate limit" in body["detail"]
