@@ -3,11 +3,15 @@
     PullBot("http://127.0.0.1:8000", token, decide).run()          # every game, forever
     PullBot(base, token, decide).play(game_id, seat)               # one game, to its end
 
-Streams are NDJSON; a dropped stream is reopened after the last event id it delivered.
+Streams are NDJSON; a dropped stream is reopened after the last event id it delivered. A 429
+or 503 answer is waited out as its `Retry-After` says (with jitter, so that many bots do not
+come back at the same instant), an action only while its turn's time lasts; resending an
+action is safe, as it names the version it was decided at.
 """
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +21,18 @@ import httpx
 import orjson
 
 Decide = Callable[[dict[str, Any]], dict[str, Any]]
+RETRY_STATUSES = frozenset({429, 503})
+MAX_BACKOFF = 30.0
+
+
+def backoff(response: httpx.Response, attempt: int, rng: random.Random) -> float:
+    """How long to wait before asking again: the answer's `Retry-After` (seconds), else an
+    exponential step, either stretched by up to half again at random."""
+    try:
+        wait = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        wait = 0.25 * 2**attempt
+    return min(max(wait, 0.0) * (1 + rng.random() / 2), MAX_BACKOFF)
 
 
 class PullBot:
@@ -36,6 +52,8 @@ class PullBot:
         self.timeout = timeout
         self.stopped = threading.Event()
         self.errors: list[str] = []
+        self.rng = random.Random()
+        self.sleep = time.sleep  # tests replace it
 
     def _client(self) -> httpx.Client:
         return httpx.Client(
@@ -67,6 +85,8 @@ class PullBot:
             if response.status_code != 200:
                 response.read()
                 self.errors.append(f"{game_id}: stream status {response.status_code}")
+                if response.status_code in RETRY_STATUSES:
+                    self.sleep(backoff(response, 0, self.rng))
                 return after, response.status_code in (401, 403, 404)
             for line in response.iter_lines():
                 if self.stopped.is_set():
@@ -92,7 +112,15 @@ class PullBot:
             self.errors.append(f"{game_id}: decide failed: {type(exc).__name__}")
             return
         body = {**action, "seat": turn["seat"], "version": turn["version"]}
-        response = client.post(f"/api/v1/games/{game_id}/actions", json=body)
+        ends = time.monotonic() + (turn.get("deadline_ms") or self.timeout * 1000) / 1000
+        for attempt in range(8):
+            response = client.post(f"/api/v1/games/{game_id}/actions", json=body)
+            if response.status_code not in RETRY_STATUSES:
+                break
+            wait = backoff(response, attempt, self.rng)
+            if time.monotonic() + wait >= ends:
+                break  # too late for this turn: the game's default move comes instead
+            self.sleep(wait)
         if response.status_code not in (200, 409):
             self.errors.append(f"{game_id}: action refused ({response.status_code})")
 
