@@ -175,6 +175,9 @@ class LiveGames:
             game.tail.clear()
         if not game.tail or game.tail[-1].version < records[-1].version:
             fresh = [r for r in records if not game.tail or r.version > game.tail[-1].version]
+            # Only what the tail keeps is disclosed (any run discloses on its own): a load of
+            # a whole finished game would otherwise build a message for each of its events.
+            fresh = fresh[-TAIL:]
             skip = len(records) - len(fresh)
             shown = messages(game_id, fresh, state, None if events is None else events[skip:])
             game.tail.extend(shown)
