@@ -15,6 +15,7 @@ from services.caching import cached_json, settled
 from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
+from services.openapi import problems
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
 from services.problems import BadRequest, IllegalAction, strike_out
@@ -40,7 +41,7 @@ class GameController(Controller):
     path = "/api/v1/games"
     tags = ("games",)
 
-    @post("/", status_code=201)
+    @post("/", status_code=201, responses=problems(403, 409, 422))
     async def create_game(
         self, data: JSONBody[GameCreate], services: ServicesDep, principal: PrincipalDep
     ) -> GameDetail:
@@ -71,7 +72,7 @@ class GameController(Controller):
         """Games, newest first; filter by status or by a seated player."""
         return [game_out(i) for i in await services.games.list_games(status, player, limit, offset)]
 
-    @get("/{game_id:str}")
+    @get("/{game_id:str}", responses=problems(409))
     async def get_game(self, game_id: FromPath[str], services: ServicesDep) -> GameDetail:
         """The table and the public view (played cards only; no hand before its deal ends)."""
         info = await services.games.info(game_id)
@@ -80,7 +81,7 @@ class GameController(Controller):
         state = await services.games.load(game_id)
         return GameDetail(game_out(info), services.games.view(state), state.version)
 
-    @post("/{game_id:str}/start", status_code=200)
+    @post("/{game_id:str}/start", status_code=200, responses=problems(403, 409, 422))
     async def start_game(
         self, game_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> GameDetail:
@@ -89,7 +90,7 @@ class GameController(Controller):
         info = await services.games.info(game_id)
         return GameDetail(game_out(info), services.games.view(state), state.version)
 
-    @get("/{game_id:str}/seats/{seat:int}")
+    @get("/{game_id:str}/seats/{seat:int}", responses=problems(403, 409))
     async def get_seat_view(
         self,
         game_id: FromPath[str],
@@ -113,8 +114,13 @@ class GameController(Controller):
             services.games.view(state, seat),
         )
 
-    @post("/{game_id:str}/actions", status_code=200, opt=UNCOMPRESSED)
-    async def act(
+    @post(
+        "/{game_id:str}/actions",
+        status_code=200,
+        opt=UNCOMPRESSED,
+        responses=problems(403, 409, 422),
+    )
+    async def submit_action(
         self,
         game_id: FromPath[str],
         data: JSONBody[ActionIn],
@@ -143,8 +149,8 @@ class GameController(Controller):
             strike=strike_out(result.strike),
         )
 
-    @get("/{game_id:str}/record")
-    async def record(
+    @get("/{game_id:str}/record", responses=problems(409))
+    async def get_record(
         self, request: Request[Any, Any, Any], game_id: FromPath[str], services: ServicesDep
     ) -> Response[bytes]:
         """king-record/1 of what is public now: ended deals with hands; the seed at the end.
@@ -155,8 +161,8 @@ class GameController(Controller):
         state = await services.games.load(game_id)
         return cached_json(request, to_record(state, public=True), final=settled(state))
 
-    @get("/{game_id:str}/audit")
-    async def audit(
+    @get("/{game_id:str}/audit", responses=problems(403, 409))
+    async def get_audit(
         self,
         request: Request[Any, Any, Any],
         game_id: FromPath[str],
