@@ -17,6 +17,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from domain.violations import Violation
 from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, StoreUnavailable
 from services.bots.urls import BadBotUrl
+from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
@@ -73,6 +74,31 @@ def _simple(status: int, title: str) -> Any:
         return problem(status, title, str(exc) or title)
 
     return handler
+
+
+def _typed(status: int, title: str, slug: str, code: str, retry: int | None = None) -> Any:
+    """A problem with a stable `type` URI and `code` (the idempotency key's refusals)."""
+
+    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        response = problem(
+            status, title, str(exc), type=f"https://king.example/problems/{slug}", code=code
+        )
+        if retry is not None:
+            response.headers["Retry-After"] = str(retry)
+        return response
+
+    return handler
+
+
+def render(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The answer the app gives `exc` (the handler of its nearest class), for a handler that
+    keeps its answers (services.idempotency)."""
+    for cls in type(exc).__mro__:
+        handler = EXCEPTION_HANDLERS.get(cls)
+        if handler is not None:
+            response: Response[Any] = handler(request, exc)
+            return response
+    return _internal(request, exc)
 
 
 def _validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
@@ -139,6 +165,17 @@ def _title(status: int) -> str:
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     IllegalAction: _illegal,
     BadRequest: _simple(400, "bad request"),
+    MalformedKey: _typed(400, "bad request", "idempotency-key-malformed", "bad_idempotency_key"),
+    KeyReused: _typed(
+        422, "idempotency key reused", "idempotency-key-reused", "idempotency_key_reused"
+    ),
+    KeyInProgress: _typed(
+        409,
+        "idempotency key in progress",
+        "idempotency-key-in-progress",
+        "idempotency_key_in_progress",
+        RETRY_SECONDS,
+    ),
     TableError: _simple(400, "bad table"),
     BadBotUrl: _simple(400, "bad bot URL"),
     Forbidden: _simple(403, "forbidden"),
