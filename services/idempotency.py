@@ -166,9 +166,11 @@ class ActionKeys:
                 if self._try_insert(conn, scope, print_, now):
                     return None
                 expired = conn.execute(
-                    delete(TABLE).where(self._where(scope), TABLE.c.created_at < now - self.ttl)
-                )
-                if expired.rowcount and self._try_insert(conn, scope, print_, now):
+                    delete(TABLE)
+                    .where(self._where(scope), TABLE.c.created_at < now - self.ttl)
+                    .returning(TABLE.c.key)
+                ).first()
+                if expired is not None and self._try_insert(conn, scope, print_, now):
                     return None
                 row = conn.execute(
                     select(
@@ -199,8 +201,9 @@ class ActionKeys:
             "fingerprint": print_,
             "created_at": now,
         }
-        result = conn.execute(self._insert(TABLE).values(values).on_conflict_do_nothing())
-        return bool(result.rowcount)
+        # RETURNING, not the row count: a driver may not count an INSERT … ON CONFLICT
+        insert = self._insert(TABLE).values(values).on_conflict_do_nothing()
+        return conn.execute(insert.returning(TABLE.c.key)).first() is not None
 
     def finish(self, scope: Scope, answer: Answer) -> None:
         """Keep the first answer (compressed: an answer holds a whole seat view)."""
@@ -233,7 +236,7 @@ class ActionKeys:
 
     def _prune(self, conn: Connection, now: datetime) -> int:
         result = conn.execute(delete(TABLE).where(TABLE.c.created_at < now - self.ttl))
-        return int(result.rowcount or 0)
+        return max(int(result.rowcount or 0), 0)
 
 
 Decide = Callable[[], Awaitable[Response[Any]]]
