@@ -338,6 +338,25 @@ def _to_ada(client: TestClient[Any], tokens: dict[str, str], game_id: str) -> No
         assert r.status_code == 200, r.text
 
 
+def test_a_page_on_an_allowed_origin_may_send_a_key_and_read_the_replay_header(
+    make_settings: SettingsFactory,
+) -> None:
+    page = "https://bots.example.org"
+    with TestClient(create_app(make_settings(cors_origins=page))) as client:
+        pre = client.options(
+            "/api/v1/games/g-1/actions",
+            headers={
+                "origin": page,
+                "access-control-request-method": "POST",
+                "access-control-request-headers": "authorization, content-type, idempotency-key",
+            },
+        )
+        assert pre.status_code in (200, 204), pre.text
+        assert "idempotency-key" in pre.headers["access-control-allow-headers"].lower()
+        r = client.get("/api/v1/games", headers={"origin": page})
+        assert "idempotent-replayed" in r.headers["access-control-expose-headers"].lower()
+
+
 # --- the keys' table and the async side, without HTTP ------------------------------------
 
 
