@@ -52,6 +52,8 @@ PRUNE_SECONDS = 60.0
 WAIT_SECONDS = 10.0  # how long a repeat in the same process waits for the first answer
 RETRY_SECONDS = 1  # `Retry-After` of a key in progress elsewhere
 
+IN_PROGRESS = f"the first request with this {KEY_HEADER} is still being decided: ask again soon"
+
 TABLE: Table = ActionKeyRow.__table__  # type: ignore[attr-defined]
 log = get_logger("king.idempotency")
 
@@ -187,11 +189,9 @@ class ActionKeys:
                 "with a new key"
             )
         if row.status is None:
-            raise KeyInProgress(
-                f"the first request with this {KEY_HEADER} is still being decided: "
-                "ask again in a moment"
-            )
-        return Answer(row.status, row.media_type or "", zlib.decompress(row.body or b""))
+            raise KeyInProgress(IN_PROGRESS)
+        body = zlib.decompress(row.body) if row.body else b""
+        return Answer(row.status, row.media_type or "", body)
 
     def _try_insert(self, conn: Connection, scope: Scope, print_: str, now: datetime) -> bool:
         values = {
@@ -259,10 +259,7 @@ class Idempotency:
             try:
                 await asyncio.wait_for(asyncio.shield(flight), end - loop.time())
             except TimeoutError:
-                raise KeyInProgress(
-                    f"the first request with this {KEY_HEADER} is still being decided: "
-                    "ask again in a moment"
-                ) from None
+                raise KeyInProgress(IN_PROGRESS) from None
         mine: asyncio.Future[None] = loop.create_future()
         self._flights[scope] = mine
         try:
