@@ -132,9 +132,9 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=origins,
         allow_methods=["GET", "POST", "PUT", "DELETE"],
-        allow_headers=["authorization", "content-type", "last-event-id"],
+        allow_headers=["authorization", "content-type", "last-event-id", "idempotency-key"],
         allow_credentials=False,
-        expose_headers=["Retry-After", "Server-Timing"],
+        expose_headers=["Retry-After", "Server-Timing", "Idempotent-Replayed"],
         max_age=600,
     )
 

@@ -22,6 +22,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from domain.violations import Violation
 from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, StoreUnavailable
 from services.bots.urls import BadBotUrl
+from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
@@ -38,18 +39,21 @@ log = get_logger("king.http")
 # tests/service/test_problem_kinds.py checks that the two agree.
 KINDS: dict[str, tuple[int, str]] = {
     "bad-request": (400, "bad request"),
+    "idempotency-key-malformed": (400, "bad request"),
     "unauthorized": (401, "unauthorized"),
     "forbidden": (403, "forbidden"),
     "not-found": (404, "not found"),
     "method-not-allowed": (405, "method not allowed"),
     "conflict": (409, "conflict"),
     "game-failed": (409, "game failed"),
+    "idempotency-key-in-progress": (409, "idempotency key in progress"),
     "body-too-large": (413, "request body too large"),
     "unsupported-media-type": (415, "unsupported media type"),
     "unprocessable": (422, "unprocessable request"),
     "illegal-action": (422, "illegal action"),
     "bad-table": (422, "bad table"),
     "bad-bot-url": (422, "bad bot URL"),
+    "idempotency-key-reused": (422, "idempotency key reused"),
     "rate-limited": (429, "too many requests"),
     "internal-error": (500, "internal error"),
     "busy": (503, "service unavailable"),
@@ -144,6 +148,30 @@ def _simple(kind: str) -> Any:
     return handler
 
 
+def _typed(kind: str, code: str, retry: int | None = None) -> Any:
+    """A problem of `kind` with its own `code` (the idempotency key's refusals)."""
+    status, title = KINDS[kind]
+
+    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        response = problem(status, title, str(exc), kind=kind, code=code)
+        if retry is not None:
+            response.headers["Retry-After"] = str(retry)
+        return response
+
+    return handler
+
+
+def render(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The answer the app gives `exc` (the handler of its nearest class), for a handler that
+    keeps its answers (services.idempotency)."""
+    for cls in type(exc).__mro__:
+        handler = EXCEPTION_HANDLERS.get(cls)
+        if handler is not None:
+            response: Response[Any] = handler(request, exc)
+            return response
+    return _internal(request, exc)
+
+
 def _validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
     errors = exc.extra if isinstance(exc.extra, list) else None
     clean = [e for e in errors or [] if isinstance(e, dict)]
@@ -203,6 +231,11 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     BadBotUrl: _simple("bad-bot-url"),
     Forbidden: _simple("forbidden"),
     GameNotFound: _simple("not-found"),
+    MalformedKey: _typed("idempotency-key-malformed", "bad_idempotency_key"),
+    KeyReused: _typed("idempotency-key-reused", "idempotency_key_reused"),
+    KeyInProgress: _typed(
+        "idempotency-key-in-progress", "idempotency_key_in_progress", RETRY_SECONDS
+    ),
     # A stored game that does not replay: its own requests say so; nothing else depends on it.
     GameFailed: _simple("game-failed"),
     # An id no stream can have (too long, bad characters) names nothing that exists.

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from litestar import Controller, Request, Response, get, post
-from litestar.params import FromPath, FromQuery, JSONBody, Parameter
+from litestar import Controller, MediaType, Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, Parameter
+from litestar.serialization import encode_json
 
 from domain.game import InconsistentEvent, Phase
 from domain.record import to_record
@@ -15,10 +17,11 @@ from services.caching import cached_json, settled
 from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
+from services.idempotency import KEY_HEADER, Scope, fingerprint, parse_key
 from services.openapi import problems
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
-from services.problems import BadRequest, IllegalAction, strike_out
+from services.problems import BadRequest, IllegalAction, render, strike_out
 from services.schemas import ActionIn, ActionOut, GameCreate, GameDetail, GameOut, SeatViewOut
 
 Status = Literal["created", "live", "over"]
@@ -118,36 +121,70 @@ class GameController(Controller):
         "/{game_id:str}/actions",
         status_code=200,
         opt=UNCOMPRESSED,
-        responses=problems(403, 409, 422),
+        # a keyed action answers its bytes (the first answer's); the schema is the same
+        responses={
+            200: ResponseSpec(ActionOut, description="the seat's new view"),
+            **problems(403, 409, 422),
+        },
     )
     async def submit_action(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[str],
         data: JSONBody[ActionIn],
         services: ServicesDep,
         principal: PrincipalDep,
-    ) -> ActionOut:
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name=KEY_HEADER,
+                required=False,
+                description="a key of the client's choosing (a UUID), one per decision: a "
+                "repeat gets the first answer, marked `Idempotent-Replayed: true`",
+            ),
+        ] = None,
+    ) -> ActionOut | Response[bytes]:
         """Play a card, declare a contract or ask for a redeal, for one of the token's seats.
 
         An illegal action on the seat's turn is refused (422, with the reason code and rule)
-        and counts as a strike: a default move is played for the seat.
+        and counts as a strike: a default move is played for the seat. With an
+        `Idempotency-Key` the action is decided once: a repeat of the key gets the first
+        answer again, 422 and strike included, and is never decided again.
         """
+        key = parse_key(idempotency_key)
         try:
             action = Action.from_dict(data.as_dict())
         except BadAction as exc:
             raise BadRequest(str(exc)) from None
-        result = await services.games.commands.act(
-            principal, game_id, data.seat, action, data.version
-        )
-        if result.violation is not None:
-            raise IllegalAction(result.violation, result.strike)
-        return ActionOut(
-            ok=True,
-            seat=result.seat,
-            version=result.state.version,
-            view=services.games.view(result.state, result.seat),
-            strike=strike_out(result.strike),
-        )
+
+        async def act_now() -> ActionOut:
+            result = await services.games.commands.act(
+                principal, game_id, data.seat, action, data.version
+            )
+            if result.violation is not None:
+                raise IllegalAction(result.violation, result.strike)
+            return ActionOut(
+                ok=True,
+                seat=result.seat,
+                version=result.state.version,
+                view=services.games.view(result.state, result.seat),
+                strike=strike_out(result.strike),
+            )
+
+        if key is None:
+            return await act_now()
+        if principal.player_id is None:  # a key is a player's: the admin holds no seat
+            raise Forbidden("the admin token holds no seat: act with the player's token")
+        await services.games.commands.load_fresh(game_id)  # no key kept for a missing game
+
+        async def answer() -> Response[Any]:
+            try:
+                return Response(encode_json(await act_now()), media_type=MediaType.JSON)
+            except Exception as exc:  # the app's answer to it, to be kept as the first
+                return render(request, exc)
+
+        scope = Scope(principal.player_id, game_id, key)
+        return await services.idempotency.run(scope, fingerprint(encode_json(data)), answer)
 
     @get("/{game_id:str}/record", responses=problems(409))
     async def get_record(
