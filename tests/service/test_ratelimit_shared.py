@@ -320,3 +320,10 @@ def test_a_bad_store_setting_stops_the_start_without_echoing_it(tmp_path: Path) 
         load_settings(data_dir=str(tmp_path), rate_limit_store="http://user:pw@cache:6379")
     assert "KING_RATE_LIMIT_STORE" in str(refused.value) and "pw" not in str(refused.value)
     assert isinstance(ratelimit.make_buckets(load_settings(data_dir=str(tmp_path))), MemoryBuckets)
+
+
+def test_the_store_is_named_without_its_credentials() -> None:
+    describe = shared_store.describe_url
+    assert describe("redis://king:s3cret@cache.internal:6380/2") == "redis://cache.internal:6380/2"
+    assert describe("rediss://:s3cret@cache/0") == "rediss://cache/0"
+    assert describe("unix://:s3cret@/run/redis.sock?db=1") == "unix:///run/redis.sock"
