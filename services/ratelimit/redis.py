@@ -153,8 +153,12 @@ class SharedBuckets:
         await self.shared.close()
 
     async def draw(self, key: str) -> tuple[float, float]:
-        if self._down_since is not None and time.monotonic() < self._retry_at:
-            return await self.fallback.draw(key)
+        if self._down_since is not None:
+            now = time.monotonic()
+            if now < self._retry_at:
+                return await self.fallback.draw(key)
+            # This request tries Redis again; the others meanwhile do not wait for it.
+            self._retry_at = now + RETRY_SECONDS
         try:
             drawn = await self.shared.draw(key)
         except UNREACHABLE as exc:

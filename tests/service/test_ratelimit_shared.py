@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
@@ -178,6 +179,24 @@ def test_an_unreachable_redis_at_start_falls_back_to_memory_buckets(
     down = [e for e in logged if e["event"] == "rate_limit_store_unreachable"]
     assert len(down) == 1, logged
     assert "hunter2" not in repr(logged)
+
+
+def test_a_redis_that_never_answers_times_out_into_memory_buckets(
+    make_settings: SettingsFactory,
+) -> None:
+    """A server that takes the connection but never replies (a hung Redis, a black-holed
+    route) costs a request the client's timeout, not a hang or a 500."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # connections wait in the backlog: accepted, never answered
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        settings = make_settings(
+            rate_limit_per_second=0.01, rate_limit_burst=2, rate_limit_store=url
+        )
+        with TestClient(create_app(settings)) as client:
+            assert [client.get(LIMITED).status_code for _ in range(3)] == [200, 200, 429]
+            (warning,) = client.get("/health/ready").json()["warnings"]
+            assert "TimeoutError" in warning
 
 
 @pytest.fixture
