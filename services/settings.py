@@ -45,6 +45,12 @@ class Settings(BaseSettings):
     rate_limit_prefix: str = Field(
         default="king:ratelimit:", min_length=1, description="key prefix of the Redis buckets"
     )
+    rate_limit_store_timeout: float = Field(
+        default=0.5,
+        gt=0,
+        le=30,
+        description="seconds a request waits for Redis before this process's buckets answer",
+    )
     bot_url_allow: str = Field(
         default="",
         description="comma list: loopback, private, link-local, or CIDRs bot URLs may reach",

@@ -38,4 +38,9 @@ def make_buckets(settings: Settings) -> Buckets | None:
     limits = Limits(settings.rate_limit_per_second, settings.rate_limit_burst)
     if settings.rate_limit_store == "memory":
         return MemoryBuckets(limits)
-    return SharedBuckets(limits, settings.rate_limit_store, settings.rate_limit_prefix)
+    return SharedBuckets(
+        limits,
+        settings.rate_limit_store,
+        settings.rate_limit_prefix,
+        settings.rate_limit_store_timeout,
+    )

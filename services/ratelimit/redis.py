@@ -9,11 +9,12 @@ with no atomic read-modify-write, so the buckets use redis-py's asyncio client d
 
 The script uses the server's clock (`TIME`), so every process agrees on the time whatever its
 own clock says; tests may pass the time instead. Each bucket is a hash (`tokens`, `at`) that
-expires when it would be full again (a day at most), so idle buckets vanish and an expired
-bucket is exactly a full one.
+expires when it would be full again, so idle buckets vanish and a missing bucket is exactly a
+full one (a bucket that takes longer than a day to refill is forgotten after a day).
 
-Redis unreachable (at start or later): `SharedBuckets` answers from this process's memory
-buckets instead, so requests are still limited (per process) and never fail for it. It logs
+Redis unreachable or slower than `KING_RATE_LIMIT_STORE_TIMEOUT` (at start or later):
+`SharedBuckets` answers from this process's memory buckets instead, so requests are still
+limited (per process) and never fail for it. It logs
 `rate_limit_store_unreachable` once per outage, says so in `/health/ready` warnings, tries
 Redis again at most every `RETRY_SECONDS`, and logs `rate_limit_store_recovered` when it
 answers again.
@@ -36,7 +37,7 @@ from services.ratelimit.memory import MemoryBuckets
 
 log = get_logger("king.ratelimit")
 
-TIMEOUT_SECONDS = 0.5  # connect and reply: a slow Redis must not hold every request up
+MAX_CONNECTIONS = 50  # per process; a request waits (within the timeout) for a free one
 RETRY_SECONDS = 2.0  # while Redis is unreachable, try it again at most this often
 MAX_TTL_MS = 86_400_000
 # Redis not answering, or answering with an error (redis-py's errors; OSError covers timeouts).
@@ -90,16 +91,21 @@ def describe_url(url: str) -> str:
 class RedisBuckets:
     """The buckets in Redis; any failure to reach it is raised (RedisError, OSError)."""
 
-    def __init__(self, limits: Limits, url: str, prefix: str) -> None:
+    def __init__(self, limits: Limits, url: str, prefix: str, timeout: float) -> None:
         self.limits = limits
         self.prefix = prefix
-        # No retries of redis-py's own: a failure is answered from memory at once (SharedBuckets).
-        self.client = aioredis.Redis.from_url(
+        # `timeout` bounds the wait for a connection, connecting and each reply: a slow Redis
+        # must not hold every request up. No retries of redis-py's own: a failure is answered
+        # from memory at once (SharedBuckets).
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
-            socket_timeout=TIMEOUT_SECONDS,
-            socket_connect_timeout=TIMEOUT_SECONDS,
+            max_connections=MAX_CONNECTIONS,
+            timeout=timeout,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
         )
+        self.client = aioredis.Redis.from_pool(pool)
         self._script = self.client.register_script(DRAW_SCRIPT)
 
     async def draw(self, key: str, now: float | None = None) -> tuple[float, float]:
@@ -117,10 +123,10 @@ class RedisBuckets:
 class SharedBuckets:
     """Redis buckets, with this process's memory buckets while Redis is unreachable."""
 
-    def __init__(self, limits: Limits, url: str, prefix: str) -> None:
+    def __init__(self, limits: Limits, url: str, prefix: str, timeout: float) -> None:
         self._limits = limits
         self.url = describe_url(url)
-        self.shared = RedisBuckets(limits, url, prefix)
+        self.shared = RedisBuckets(limits, url, prefix, timeout)
         self.fallback = MemoryBuckets(limits)
         self._down_since: datetime | None = None
         self._error = ""

@@ -36,6 +36,9 @@ from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, wait_for
 
 LIMITED = "/api/v1/games"  # any limited path will do: the bucket is the caller's, not the path's
+# Where a test needs Redis to answer, a slow answer on a busy machine must not count as an
+# outage: a guard against a hang, never a performance bound.
+PATIENT = 30.0
 
 
 def _unique_prefix() -> str:
@@ -88,6 +91,7 @@ def test_two_apps_on_one_redis_limit_a_client_as_one_bucket(
         "rate_limit_burst": 5,
         "rate_limit_store": redis_url,
         "rate_limit_prefix": prefix,
+        "rate_limit_store_timeout": PATIENT,
     }
     app_a, app_b = _two_apps(make_settings, tmp_path, **limits)
     with TestClient(app_a) as a, TestClient(app_b) as b:
@@ -137,6 +141,7 @@ def test_king_serve_processes_on_one_redis_share_a_bucket(
                 KING_RATE_LIMIT_BURST="5",
                 KING_RATE_LIMIT_STORE=redis_url,
                 KING_RATE_LIMIT_PREFIX=prefix,
+                KING_RATE_LIMIT_STORE_TIMEOUT=str(PATIENT),
             )
             servers.append(processes.Serve(work, name, env, driver=False, scheduler=False))
         for server in servers:
@@ -191,7 +196,10 @@ def test_a_redis_that_never_answers_times_out_into_memory_buckets(
         silent.listen(16)  # connections wait in the backlog: accepted, never answered
         url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
         settings = make_settings(
-            rate_limit_per_second=0.01, rate_limit_burst=2, rate_limit_store=url
+            rate_limit_per_second=0.01,
+            rate_limit_burst=2,
+            rate_limit_store=url,
+            rate_limit_store_timeout=0.2,
         )
         with TestClient(create_app(settings)) as client:
             assert [client.get(LIMITED).status_code for _ in range(3)] == [200, 200, 429]
@@ -244,7 +252,12 @@ def test_a_redis_outage_falls_back_to_memory_buckets_and_recovers(
 ) -> None:
     url, start, stop = private_redis
     monkeypatch.setattr(shared_store, "RETRY_SECONDS", 0.1)
-    settings = make_settings(rate_limit_per_second=0.01, rate_limit_burst=3, rate_limit_store=url)
+    settings = make_settings(
+        rate_limit_per_second=0.01,
+        rate_limit_burst=3,
+        rate_limit_store=url,
+        rate_limit_store_timeout=PATIENT,  # a stopped server refuses at once all the same
+    )
     with capture_logs() as logged, TestClient(create_app(settings)) as client:
         r = client.get(LIMITED)
         assert r.status_code == 200 and _left(r) == "r=2"  # drawn in Redis
@@ -282,7 +295,7 @@ def test_the_redis_bucket_is_atomic_across_clients(redis_url: str, prefix: str) 
     limits = Limits(rate=1e-6, burst=10)
 
     async def race() -> list[float]:
-        stores = [RedisBuckets(limits, redis_url, prefix) for _ in range(2)]
+        stores = [RedisBuckets(limits, redis_url, prefix, PATIENT) for _ in range(2)]
         try:
             drawn = await asyncio.gather(*(stores[i % 2].draw("one") for i in range(60)))
         finally:
@@ -314,7 +327,7 @@ def test_redis_and_memory_buckets_answer_alike(
     prefix = _unique_prefix()
 
     async def both() -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-        shared, memory = RedisBuckets(limits, redis_url, prefix), MemoryBuckets(limits)
+        shared, memory = RedisBuckets(limits, redis_url, prefix, PATIENT), MemoryBuckets(limits)
         now = 1_000.0
         from_redis, from_memory = [], []
         try:
