@@ -36,7 +36,7 @@ from services.database import open_store
 from services.observability import get_logger
 from services.openapi import operation_id, use_truthful_openapi
 from services.problems import EXCEPTION_HANDLERS
-from services.ratelimit import rate_limit_middleware
+from services.ratelimit import make_buckets, rate_limit_middleware
 from services.settings import Settings
 from services.timing import server_timing_middleware
 from services.web import template_config, web_handlers
@@ -49,11 +49,14 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
     owned = store is None
     store = store or open_store(settings)
     services = build_services(settings, store)
+    buckets = make_buckets(settings)
 
     @asynccontextmanager
     async def lifespan(_app: Litestar) -> AsyncIterator[None]:
         if services.admin_token_file is not None:
             log.info("admin_token_generated", file=str(services.admin_token_file))
+        if buckets is not None:
+            await buckets.start()
         await services.ownership.start()
         await services.watcher.start()
         if settings.run_scheduler and services.scheduler is not None:
@@ -68,6 +71,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
                 await services.scheduler.stop()
             await services.ownership.stop()
             await services.push.aclose()
+            if buckets is not None:
+                await buckets.close()
             if owned:
                 store.close()
             log.info("service_stopped")
@@ -96,7 +101,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         middleware=[
             server_timing_middleware,
             allow_middleware,
-            rate_limit_middleware(settings.rate_limit_per_second, settings.rate_limit_burst),
+            rate_limit_middleware(buckets),
         ],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
@@ -112,7 +117,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             ),
             operation_id_creator=operation_id,
         ),
-        state=State({"king": services}),
+        state=State({"king": services, "rate_limits": buckets}),
         debug=False,
         # No logging set-up of Litestar's own (a queue thread writing plain text): its records
         # go to the root logger, where the one handler of configure_logging renders them.

@@ -37,6 +37,20 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=65_536, ge=1024)
     rate_limit_per_second: float = Field(default=50.0, ge=0, description="0 switches it off")
     rate_limit_burst: int = Field(default=200, ge=1)
+    rate_limit_store: str = Field(
+        default="memory",
+        description="memory (each process its own buckets) or a redis://, rediss:// or unix:// "
+        "URL: buckets shared by every process using it",
+    )
+    rate_limit_prefix: str = Field(
+        default="king:ratelimit:", min_length=1, description="key prefix of the Redis buckets"
+    )
+    rate_limit_store_timeout: float = Field(
+        default=0.5,
+        gt=0,
+        le=30,
+        description="seconds a request waits for Redis before this process's buckets answer",
+    )
     bot_url_allow: str = Field(
         default="",
         description="comma list: loopback, private, link-local, or CIDRs bot URLs may reach",
@@ -78,6 +92,13 @@ class Settings(BaseSettings):
     def _known_backend(cls, value: str) -> str:
         if value and not value.startswith(("sqlite:", "postgresql")):
             raise ValueError("must start with sqlite:// or postgresql+psycopg://")
+        return value
+
+    @field_validator("rate_limit_store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        if value != "memory" and not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must be memory or a redis://, rediss:// or unix:// URL")
         return value
 
     @field_validator("cors_origins")

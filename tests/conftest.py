@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the shared contracts and the PostgreSQL server."""
+"""Shared fixtures: paths to the shared contracts, the PostgreSQL and the Redis server."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def _postgres_reachable(url: str) -> str | None:
@@ -38,6 +39,38 @@ def postgres_url() -> Iterator[str]:
         message = f"PostgreSQL not reachable at {url}: {reason}"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message + " (CI=true: the PostgreSQL suites must run)")
+        pytest.skip(message)
+    yield url
+
+
+def _redis_reachable(url: str) -> str | None:
+    """Return None when the server answers a PING, else the reason it does not."""
+    try:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=3, socket_connect_timeout=3)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception as exc:  # any failure to connect is a reason to skip (or fail in CI)
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """The Redis URL for the tests of the shared rate limits (mark them `redis`).
+
+    As with PostgreSQL: without a server they skip with the reason on a developer's machine and
+    fail under CI=true. Tests share the server, so each uses a key prefix of its own.
+    """
+    url = os.environ.get("KING_TEST_REDIS_URL", DEFAULT_REDIS_URL)
+    reason = _redis_reachable(url)
+    if reason is not None:
+        message = f"Redis not reachable at {url}: {reason}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true: the Redis tests must run)")
         pytest.skip(message)
     yield url
 

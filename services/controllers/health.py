@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from litestar import Controller, Response, get
+from litestar.datastructures import State
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.controllers.deps import ServicesDep
@@ -21,7 +22,7 @@ class HealthController(Controller):
         return {"status": "ok"}
 
     @get("/health/ready")
-    async def health_ready(self, services: ServicesDep) -> Response[dict[str, Any]]:
+    async def health_ready(self, services: ServicesDep, state: State) -> Response[dict[str, Any]]:
         """The database answers, the driver runs and renews its leases (when this process
         drives) and the feed is followed. The body also says who owns how many live games and
         warns of live games left without an owner for longer than the takeover bound."""
@@ -52,6 +53,11 @@ class HealthController(Controller):
                 f"{report.unowned_over_bound} live games have had no owner for over "
                 f"{ownership.bound_seconds:g} s"
             )
+        # The shared rate-limit store unreachable: each process limits on its own meanwhile,
+        # which serves requests still; not a reason to take this process out either.
+        buckets = state.get("rate_limits")
+        if buckets is not None and buckets.warning:
+            warnings.append(buckets.warning)
         body["warnings"] = warnings
         body["ownership"] = {
             "owner": ownership.owner if services.settings.run_driver else None,

@@ -320,7 +320,7 @@ def test_concurrent_repeats_in_two_processes_are_decided_once(
             _one_decision(answers)
             # Every answer is in, so every decision is made; the strike decided by the other
             # process reaches this one's stream through the feed, a moment later.
-            wait_for(lambda: len(strikes(client, game_id)) > round_, "the strike in the feed")
+            wait_for(lambda n=round_: len(strikes(client, game_id)) > n, "the strike in the feed")
             assert len(strikes(client, game_id)) == round_ + 1, "one strike per key"
             for c in (client, other):  # once answered, every process replays the answer
                 r = c.post(url, json=bad, headers=keyed(tokens["ada"], key))

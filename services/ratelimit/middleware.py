@@ -10,62 +10,25 @@ Every limited answer says where its caller stands (`RateLimit-Policy` and `RateL
 IETF draft for them gives: the bucket's size and refill time, the requests left and the seconds
 until it is full). Over the limit: 429 problem details with `Retry-After` (whole seconds).
 Health checks, metrics and the schema pages are not limited. Streams count once, when opened.
+The buckets live in a store (`Buckets`): this process's memory, or Redis shared by every
+process (`KING_RATE_LIMIT_STORE`); the keys, headers and answers are the same in both.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections import OrderedDict
 from typing import Any
 
 import msgspec
 
 from services.problems import problem_body
+from services.ratelimit.buckets import Buckets
 
 EXEMPT_PREFIXES = ("/health", "/metrics", "/schema")
-MAX_KEYS = 100_000
 MAX_TOKEN_LENGTH = 200  # longer bearer tokens are refused unread
 # The scope key under which the limiter leaves (token, principal or None) of its in-memory
 # lookup, so that the request's authentication (`deps`) need not repeat it for the same token.
 PRINCIPAL_SCOPE_KEY = "king.cached_principal"
-
-
-class TokenBuckets:
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-
-    def take(self, key: str, now: float | None = None) -> float:
-        """0 if a request may go now, else the seconds until it may."""
-        return self.draw(key, now)[0]
-
-    def draw(self, key: str, now: float | None = None) -> tuple[float, float]:
-        """(0 if a request may go now, else the seconds until it may; the tokens left)."""
-        now = time.monotonic() if now is None else now
-        tokens, last = self._buckets.get(key, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - last) * self.rate)
-        if tokens >= 1:
-            self._buckets[key] = (tokens - 1, now)
-            self._buckets.move_to_end(key)
-            while len(self._buckets) > MAX_KEYS:
-                self._buckets.popitem(last=False)
-            return 0.0, tokens - 1
-        self._buckets[key] = (tokens, now)
-        return (1 - tokens) / self.rate, tokens
-
-    @property
-    def policy(self) -> bytes:
-        """`RateLimit-Policy` (IETF draft-ietf-httpapi-ratelimit-headers): the bucket as a
-        quota of `burst` requests refilled over `burst / rate` seconds."""
-        window = max(1, math.ceil(self.burst / self.rate))
-        return f'"burst";q={int(self.burst)};w={window}'.encode()
-
-    def state(self, remaining: float) -> bytes:
-        """`RateLimit`: the requests left now, and the seconds until the bucket is full."""
-        full = max(0, math.ceil((self.burst - remaining) / self.rate))
-        return f'"burst";r={int(remaining)};t={full}'.encode()
 
 
 def bearer_token(scope: dict[str, Any]) -> str | None:
@@ -102,26 +65,26 @@ def request_key(scope: dict[str, Any]) -> str:
     return "ip:" + (client[0] if client else "?")
 
 
-def rate_limit_middleware(rate: float, burst: int) -> Any:
-    """An ASGI middleware factory (Litestar `middleware=[...]`)."""
-    buckets = TokenBuckets(rate, burst)
-    policy = buckets.policy if rate > 0 else b""
+def rate_limit_middleware(buckets: Buckets | None) -> Any:
+    """An ASGI middleware factory (Litestar `middleware=[...]`) drawing on `buckets`."""
 
     def factory(app: Any) -> Any:
-        if rate <= 0:  # no limit: no layer at all, rather than one that passes every request on
+        if buckets is None:  # no limit: no layer at all, not one that passes every request on
             return app
+        limits = buckets.limits
+        policy = limits.policy
 
         async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIXES):
                 await app(scope, receive, send)
                 return
-            wait, remaining = buckets.draw(request_key(scope))
-            limits = [(b"ratelimit-policy", policy), (b"ratelimit", buckets.state(remaining))]
+            wait, remaining = await buckets.draw(request_key(scope))
+            headers = [(b"ratelimit-policy", policy), (b"ratelimit", limits.state(remaining))]
             if wait <= 0:
 
                 async def send_with_limits(message: Any) -> None:
                     if message["type"] == "http.response.start":
-                        message["headers"] = [*message.get("headers", ()), *limits]
+                        message["headers"] = [*message.get("headers", ()), *headers]
                     await send(message)
 
                 await app(scope, receive, send_with_limits)
@@ -131,7 +94,7 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
                 problem_body(
                     429,
                     "too many requests",
-                    f"rate limit of {rate:g} requests/s per token (per address without "
+                    f"rate limit of {limits.rate:g} requests/s per token (per address without "
                     f"a known token): retry in {retry} s",
                 )
             )
@@ -142,7 +105,7 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
                     "headers": [
                         (b"content-type", b"application/problem+json"),
                         (b"retry-after", str(retry).encode()),
-                        *limits,
+                        *headers,
                         (b"content-length", str(len(body)).encode()),
                     ],
                 }
