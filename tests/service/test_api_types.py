@@ -27,6 +27,7 @@ from domain.view import seat_view
 from services.api_types import (
     AuditReport,
     KingRecord,
+    LegalAction,
     Live,
     PairingsRound,
     PlayerNotice,
@@ -179,7 +180,7 @@ def test_a_game_in_progress_answers_exactly(backend_settings: SettingsFactory) -
             seen = check_public(client, game_id)  # record without the shuffle; audit by admin
             view = client.get(f"/api/v1/games/{game_id}").json()["view"]
             open_trick = open_trick or any(t["winner"] is None for t in view["tricks"])
-            action = {**seat["view"]["legal"][-1], "seat": 0, "version": seat["version"]}
+            action = {**seat["view"]["legal"][0], "seat": 0, "version": seat["version"]}
             r = client.post(f"/api/v1/games/{game_id}/actions", json=action, headers=mine)
             assert r.status_code == 200, r.text
             exact(r.json()["view"], SeatView)
@@ -272,6 +273,8 @@ def test_a_forfeited_seat_answers_exactly(
                 f"/api/v1/games/{game_id}/actions", json=an_illegal_action(seat), headers=mine
             )
             assert r.status_code == 422 and r.json()["strike"]["count"] == strike, r.text
+            default = exact(r.json()["strike"]["default_action"], LegalAction | None)
+            assert (default is None) == (strike == 3)  # the move played for her, until forfeit
         listener.join(HANG_GUARD)
         assert not listener.is_alive()
         for m in followed:
