@@ -44,6 +44,7 @@ from services.app import create_app
 from services.play.live import messages
 from services.settings import Settings
 from tests.service.conftest import SettingsFactory
+from tests.service.exact_shapes import exact
 from tests.service.helpers import (
     ADMIN_HEADERS,
     HANG_GUARD,
@@ -61,13 +62,6 @@ Client = TestClient  # type: ignore[type-arg]
 # A seed whose game, played by `redeal_first`, has a weak-hand redeal (R-WEAKHAND needs a
 # declarer without penalty contracts left and without a card above ten: rare).
 REDEAL_SEED, REDEAL_GAME = (35).to_bytes(32, "big"), "r"  # the deals depend on both
-
-
-def exact(value: Any, shape: Any) -> Any:
-    """`value` decoded strictly as `shape`; it must encode back to the same JSON value."""
-    decoded = msgspec.convert(value, shape, strict=True)
-    assert orjson.loads(msgspec.json.encode(decoded)) == value, (shape, value)
-    return decoded
 
 
 def message_types(messages: list[dict[str, Any]]) -> set[str]:
@@ -416,3 +410,25 @@ def test_player_notices_answer_exactly(
     for n in notices:
         assert n["data"]["game_id"] == game_id
         exact(n, PlayerNotice)
+
+
+def test_exact_refuses_an_unknown_a_missing_or_a_changed_field() -> None:
+    """The check itself can fail: on a field the shape lacks (also deep inside), a field the
+    answer lacks, a value of another type, a bad card and a broken tag."""
+    from domain.playout import new_game
+
+    state, _ = new_game("x", ["a", "b", "c", "d"], bytes(32), Rules(mode="short12"))
+    view = seat_view(state, 0).to_dict()
+    exact(view, SeatView)
+    bad_views = [
+        {**view, "extra": 1},
+        {**view, "rights": {**view["rights"], "extra": 1}},
+        {k: v for k, v in view.items() if k != "strikes"},
+        {**view, "deal": "1"},
+        {**view, "hand": ["10S", *view["hand"][1:]]},
+        {**view, "legal": [{"type": "pass"}]},
+        {**view, "seat": 4},
+    ]
+    for bad in bad_views:
+        with pytest.raises(msgspec.ValidationError):
+            exact(bad, SeatView)

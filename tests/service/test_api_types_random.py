@@ -5,10 +5,6 @@ encodes back to the same JSON value."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,15 +21,11 @@ from services.api_types import (
 )
 from tests.domain.test_properties import live_game
 from tests.random_rules import random_rules
+from tests.service.exact_shapes import exact
 
 GAMES = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # King after a few tricks as well as the usual 11, and no King at all.
 rules_st = random_rules(king_tricks=[0, 2, 11])
-
-
-def exact(value: Any, shape: Any) -> None:
-    decoded = msgspec.convert(value, shape, strict=True)
-    assert orjson.loads(msgspec.json.encode(decoded)) == value, (shape, value)
 
 
 @GAMES
