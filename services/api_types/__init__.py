@@ -31,10 +31,9 @@ from services.api_types.messages import (
     PlayerNotice,
     PublicGameMessage,
     SeatGameMessage,
-    TournamentMessage,
 )
 from services.api_types.records import KingRecord, RecordDeal, RecordShuffle
-from services.api_types.tournaments import PairingsRound, StandingRow
+from services.api_types.tournaments import PairingsRound, StandingRow, TournamentMessage
 from services.api_types.views import EndedDeal, PublicView, SeatView, Trick
 
 __all__ = [

@@ -16,8 +16,8 @@ from services.api_types.messages import (
     PlayerNotice,
     PublicGameMessage,
     SeatGameMessage,
-    TournamentMessage,
 )
+from services.api_types.tournaments import TournamentMessage
 
 # Shapes named rather than spelled out (they are large or documented elsewhere).
 NAMED = {"SeatView": "a seat's view", "RuleOptions": "every rule option", "RuleChanges": "rules"}
@@ -106,7 +106,7 @@ def markdown() -> str:
     out = ["## Stream messages", ""]
     out.append(
         "Every message type of every stream, with its `data` fields (written from "
-        "`services/api_types/messages.py` by `python -m services.api_types.doc`). Types: "
+        "`services/api_types/` by `python -m services.api_types.doc`). Types: "
         "`card` is a card name like `QS`, `seat` 0-3, `fraction` exact text like `15/2`, "
         "`hex` 64 hex digits, `contract` a contract id (docs/RULES.md); `[x]` a list; `{a, b}` "
         "an object."

@@ -1,6 +1,8 @@
 """A tournament's standings (tournament.standings.to_json, GET
-/api/v1/tournaments/{id}/standings) and pairings (services.scheduler.TournamentDesk.pairings,
-GET /api/v1/tournaments/{id}/pairings)."""
+/api/v1/tournaments/{id}/standings), pairings (services.scheduler.TournamentDesk.pairings,
+GET /api/v1/tournaments/{id}/pairings) and the messages of its event stream (GET
+/api/v1/tournaments/{id}/events: the tournament stream's events as
+`{"id", "tournament_id", "type", "at", "data"}`, tagged by `type`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,16 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
-from services.api_types.common import Fraction, Players, Seat, Shape
+from services.api_types.common import (
+    Four,
+    Fraction,
+    Players,
+    RuleChanges,
+    Seat,
+    SeatOrNone,
+    Seats,
+    Shape,
+)
 
 Display = Annotated[
     str, Meta(pattern=r"^-?\d+\.\d{2}$", description="the exact value with two decimals")
@@ -132,6 +143,151 @@ class PairingsRound(Shape):
     ) = UNSET
 
 
+# --- a tournament's events (GET /api/v1/tournaments/{id}/events) -----------------------------
+
+
+class TournamentCreatedData(Shape):
+    """The tournament's settings (the first event)."""
+
+    tournament_id: str
+    name: str
+    format: Literal["swiss", "round_robin"]
+    rounds: Annotated[int, Meta(description="rounds to play (0: the format's default)")]
+    fill: Literal["bye", "house_bot"]
+    bye_points: Annotated[str, Meta(description='"mean" or a fraction: "0", "1/2"')]
+    duplicate: bool
+    seed: str
+    rules: RuleChanges
+    house_strategy: str
+
+
+class PlayerRegisteredData(Shape):
+    """A player joins (paired from the next round on)."""
+
+    player_id: str
+    name: str
+    kind: Annotated[Literal["builtin", "bot", "human"], Meta(description="builtin: a strategy")]
+    spec: Annotated[str, Meta(description="the strategy (builtin) or the player id")]
+
+
+class PlayerWithdrewData(Shape):
+    """A player leaves (not paired from the next round on)."""
+
+    player_id: str
+    reason: str
+
+
+class ManualTable(Shape):
+    table: int
+    seats: Players
+    house: HouseSeats
+
+
+class ManualPairingData(Shape):
+    """The organiser's pairing of the next round (the round is paired as given)."""
+
+    round: int
+    tables: list[ManualTable]
+    byes: list[str]
+    by: Annotated[str, Meta(description="who paired it")]
+
+
+class RoundTableData(Shape):
+    table: int
+    game_id: str
+    shuffle_id: Annotated[str, Meta(description="the id fed to king-shuffle/1 for its deals")]
+    seats: Players
+    house: HouseSeats
+
+
+class RoundPairedData(Shape):
+    """A round's tables (each with its game) and byes."""
+
+    round: int
+    tables: list[RoundTableData]
+    byes: list[str]
+
+
+class GameRecordedData(Shape):
+    """A finished game's result as the standings see it."""
+
+    round: int
+    game_id: str
+    seats: Players
+    totals: Four
+    winners: Seats
+    points: Annotated[
+        list[tuple[str, Fraction]], Meta(description="[player, ladder points] per person")
+    ]
+    forfeited: Annotated[list[str], Meta(description="who abandoned (-30 each)")]
+    house: HouseSeats
+    king: SeatOrNone
+
+
+class RoundClosedData(Shape):
+    """Every game of the round is recorded and its seeds revealed."""
+
+    round: int
+
+
+class TournamentFinishedData(Shape):
+    """The tournament is over: the winners."""
+
+    winners: list[str]
+
+
+class _TournamentMessage(Shape, tag_field="type"):
+    id: Annotated[int, Meta(ge=1, description="the tournament stream's version")]
+    tournament_id: str
+    at: Annotated[str, Meta(description="when it was recorded, ISO 8601 (UTC, milliseconds)")]
+
+
+class TournamentCreatedMessage(_TournamentMessage, tag="tournament_created"):
+    data: TournamentCreatedData
+
+
+class PlayerRegisteredMessage(_TournamentMessage, tag="player_registered"):
+    data: PlayerRegisteredData
+
+
+class PlayerWithdrewMessage(_TournamentMessage, tag="player_withdrew"):
+    data: PlayerWithdrewData
+
+
+class ManualPairingMessage(_TournamentMessage, tag="manual_pairing"):
+    data: ManualPairingData
+
+
+class RoundPairedMessage(_TournamentMessage, tag="round_paired"):
+    data: RoundPairedData
+
+
+class GameRecordedMessage(_TournamentMessage, tag="game_recorded"):
+    data: GameRecordedData
+
+
+class RoundClosedMessage(_TournamentMessage, tag="round_closed"):
+    data: RoundClosedData
+
+
+class TournamentFinishedMessage(_TournamentMessage, tag="tournament_finished"):
+    """The tournament's last event: its stream ends after it."""
+
+    data: TournamentFinishedData
+
+
+TournamentMessage = (
+    TournamentCreatedMessage
+    | PlayerRegisteredMessage
+    | PlayerWithdrewMessage
+    | ManualPairingMessage
+    | RoundPairedMessage
+    | GameRecordedMessage
+    | RoundClosedMessage
+    | TournamentFinishedMessage
+)
+
+
 __all__ = [
     "Balance",
     "PairedTable",
@@ -143,4 +299,5 @@ __all__ = [
     "StandingRow",
     "SwissEntrant",
     "SwissInput",
+    "TournamentMessage",
 ]
