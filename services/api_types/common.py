@@ -25,6 +25,9 @@ Attempt = Annotated[int, Meta(ge=0, description="the shuffle attempt: 0, then 1 
 Fraction = Annotated[
     str, Meta(pattern=r"^-?\d+(/\d+)?$", description="an exact fraction as text: 7, -30, 15/2")
 ]
+# One game's ladder points (a view's, `game_ended`'s, `game_recorded`'s), one alias so that
+# their form is said in one place: exact fractions as text.
+GamePoints = Fraction
 Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 
 ContractName = Literal[

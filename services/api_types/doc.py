@@ -34,7 +34,8 @@ STREAMS: tuple[tuple[str, str, Any], ...] = (
     ),
     (
         "A player's notices",
-        'GET /api/v1/me/events: `{"id": null, "type", "data"}`',
+        "GET /api/v1/me/events: "
+        '`{"id": "<game_id>:started" (or ":over"), "game_id", "type", "data"}`',
         PlayerNotice,
     ),
     (

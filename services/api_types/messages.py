@@ -25,7 +25,7 @@ from services.api_types.common import (
     ContractName,
     DealNo,
     Four,
-    Fraction,
+    GamePoints,
     Hands,
     Hex64,
     LegalAction,
@@ -127,7 +127,7 @@ class SeatResult(Shape):
 
     seat: Seat
     player: str
-    points: Fraction
+    points: GamePoints
 
 
 class GameEndedData(Shape):
@@ -136,7 +136,7 @@ class GameEndedData(Shape):
     totals: Four
     winners: Annotated[Seats, Meta(description="the winning seats")]
     ladder_points: Annotated[
-        list[Fraction], Meta(min_length=4, max_length=4, description="by seat")
+        list[GamePoints], Meta(min_length=4, max_length=4, description="by seat")
     ]
     king: SeatOrNone
     results: Annotated[list[SeatResult], Meta(description="by person")]
@@ -274,32 +274,53 @@ SeatGameMessage = SeatDealStartedMessage | YourTurnMessage | _SharedGameMessage
 
 # --- a player's notices (GET /api/v1/me/events) ---------------------------------------------
 
+PlayerSeats = Annotated[
+    list[Seat], Meta(min_length=1, max_length=4, description="the seats the player holds")
+]
+Number = Annotated[int | float, Meta(description="ladder points as a JSON number")]
 
-class GameNoticeData(Shape):
-    """Which of the player's games started or ended, and where the player sits in it."""
+
+class GameStartedNoticeData(Shape):
+    """Which of the player's games is live, and where the player sits in it."""
 
     game_id: str
     player: Annotated[str, Meta(description="the token's player")]
-    seats: Annotated[
-        list[Seat], Meta(min_length=1, max_length=4, description="the seats the player holds")
-    ]
+    seats: PlayerSeats
     players: Players
 
 
+class GameOverNoticeData(GameStartedNoticeData):
+    """A game of the player's has ended, with its result (null when there is none to show)."""
+
+    totals: Annotated[Four | None, Meta(description="by seat")]
+    winners: Annotated[Seats | None, Meta(description="the winning seats")]
+    ladder_points: Annotated[list[Number] | None, Meta(description="by seat")]
+    points: Annotated[
+        list[Number] | None, Meta(description="the player's own, for each of its seats")
+    ]
+
+
 class _Notice(Shape, tag_field="type"):
-    id: Annotated[None, Meta(description="null: notices are not resumable")]
+    id: Annotated[
+        str,
+        Meta(
+            pattern="^.+:(started|over)$",
+            description="<game_id>:started or <game_id>:over: the same notice, the same id",
+        ),
+    ]
+    game_id: str
 
 
 class GameStartedNotice(_Notice, tag="game_started"):
     """One of the player's games is live (sent for each live game when the stream opens)."""
 
-    data: GameNoticeData
+    data: GameStartedNoticeData
 
 
 class GameOverNotice(_Notice, tag="game_over"):
     """One of the player's games has ended."""
 
-    data: GameNoticeData
+    data: GameOverNoticeData
 
 
 PlayerNotice = GameStartedNotice | GameOverNotice

@@ -13,6 +13,7 @@ from msgspec import UNSET, Meta, UnsetType
 from services.api_types.common import (
     Four,
     Fraction,
+    GamePoints,
     Players,
     RuleChanges,
     Seat,
@@ -217,7 +218,7 @@ class GameRecordedData(Shape):
     totals: Four
     winners: Seats
     points: Annotated[
-        list[tuple[str, Fraction]], Meta(description="[player, ladder points] per person")
+        list[tuple[str, GamePoints]], Meta(description="[player, ladder points] per person")
     ]
     forfeited: Annotated[list[str], Meta(description="who abandoned (-30 each)")]
     house: HouseSeats

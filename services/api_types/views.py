@@ -15,7 +15,7 @@ from services.api_types.common import (
     ContractName,
     DealNo,
     Four,
-    Fraction,
+    GamePoints,
     Hands,
     LegalAction,
     Phase,
@@ -113,7 +113,7 @@ class _View(Shape):
     strikes: Annotated[Four, Meta(description="strikes, by seat")]
     winners: Annotated[Seats | None, Meta(description="the winning seats once over")]
     ladder_points: Annotated[
-        list[Fraction] | None, Meta(description="ladder points by seat once over")
+        list[GamePoints] | None, Meta(description="ladder points by seat once over")
     ]
     king: Annotated[SeatOrNone, Meta(description="the seat that made King (R-KING)")]
     commitment: Annotated[str, Meta(description="SHA-256 of the server seed, hex")]
