@@ -47,6 +47,9 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 KEY_MAX = 128
 # A UUID, a ULID, base64 or base64url text, a client's own counter: printable, no spaces.
 KEY_PATTERN = re.compile(rf"\A[A-Za-z0-9._~:+/=-]{{1,{KEY_MAX}}}\Z")
+# The same, bare or in double quotes, as the OpenAPI document gives it.
+_KEY_CHARS = rf"[A-Za-z0-9._~:+/=-]{{1,{KEY_MAX}}}"
+KEY_DOC_PATTERN = rf'^({_KEY_CHARS}|"{_KEY_CHARS}")$'
 TTL_SECONDS = 24 * 3600
 PRUNE_SECONDS = 60.0
 WAIT_SECONDS = 10.0  # how long a repeat in the same process waits for the first answer

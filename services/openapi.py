@@ -27,17 +27,44 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.routes import HTTPRoute
 from litestar.types import Method
 
+from services import api_types
+from services.compression import UNCOMPRESSED
 from services.problems import PROBLEM_JSON
 from services.ratelimit import EXEMPT_PREFIXES
 from services.schemas import Problem
 
 BEARER = "bearer"
+# Every shape of services.api_types is in the document, referenced or not (the dict-shaped
+# answers name theirs by reference).
+SHAPES = tuple(
+    t
+    for t in (getattr(api_types, name) for name in api_types.__all__)
+    if isinstance(t, type) and issubclass(t, msgspec.Struct)
+)
 TOKEN_PARAMS = frozenset({"principal", "admin"})
 OPTIONAL_TOKEN_PARAMS = frozenset({"maybe_principal"})
 # Operations that never touch the database (so never answer 503 for it).
 NO_DATABASE = frozenset({"/health/live", "/metrics"})
 # A handler's `opt` key for other media types of its success answer: {media type: schema}.
 ALSO_AS = "openapi_also_as"
+SAME_SCHEMA: dict[str, Any] = {}  # as an ALSO_AS schema: the success answer's own schema
+NDJSON = "application/x-ndjson"
+SSE = "text/event-stream"
+# An SSE event as a JSON Schema (the form OpenAPI 3.2 gives streams): `data` holds the JSON
+# message, whose schema the document gives for the NDJSON lines; `id` resumes the stream.
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "event": {"type": "string", "description": "the message's `type`"},
+        "id": {"type": "string", "description": "for `Last-Event-ID`"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "one message, as for the NDJSON lines",
+        },
+    },
+}
 REF_TEMPLATE = "#/components/schemas/{name}"
 PROBLEM_REF = REF_TEMPLATE.format(name="Problem")
 BOUNDS = (
@@ -62,6 +89,31 @@ WHEN = {
     429: "Over the rate limit: wait `Retry-After` seconds.",
     503: "The game or database is busy or unreachable: send it again after `Retry-After`.",
 }
+
+
+NOT_MODIFIED = ResponseSpec(
+    data_container=None, description="Not modified: the `If-None-Match` ETag is still current."
+)
+
+
+def answer(shape: Any, description: str, media_type: str = "application/json") -> ResponseSpec:
+    """A success answer of `shape` (a Struct, a union of them, or a list of one), for a
+    handler that answers a dict or bytes, so that the document still says its shape."""
+    return ResponseSpec(
+        data_container=shape,
+        description=description,
+        media_type=media_type,
+        generate_examples=False,
+    )
+
+
+def streamed(message: Any, what: str, *statuses: int) -> dict[str, Any]:
+    """A stream handler's `responses` and `opt`: its messages' union, as SSE and as NDJSON
+    (the schema is each message's: one JSON object per `data:` record or per line)."""
+    return {
+        "responses": {200: answer(message, what, NDJSON), **problems(*statuses)},
+        "opt": {**UNCOMPRESSED, ALSO_AS: {SSE: SSE_EVENT}},
+    }
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:
@@ -100,7 +152,7 @@ class TruthfulOpenAPIPlugin(OpenAPIPlugin):
 
 def complete(doc: dict[str, Any], routes: Iterable[HTTPRoute]) -> None:
     """Complete Litestar's document `doc` (as JSON) from the app's routes, in place."""
-    structs: set[Any] = {Problem}
+    structs: set[Any] = {Problem, *SHAPES}
     for route in routes:
         item = doc.get("paths", {}).get(route.path_format or "/")
         if item is None:
@@ -177,9 +229,18 @@ def _complete(path: str, handler: HTTPRouteHandler, operation: dict[str, Any]) -
             # every problem here is the one Problem shape, as problem+json.
             response["content"] = {PROBLEM_JSON: {"schema": {"$ref": PROBLEM_REF}}}
             response["description"] = WHEN.get(int(key), response.get("description", "An error."))
-    success = responses.get(str(handler.status_code), {})
-    for media_type, schema in handler.opt.get(ALSO_AS, {}).items():
-        success.setdefault("content", {})[media_type] = {"schema": schema}
+    also: dict[str, dict[str, Any]] = handler.opt.get(ALSO_AS, {})
+    success: dict[str, Any] = responses.get(str(handler.status_code), {})
+    content: dict[str, Any] = success.setdefault("content", {}) if also else {}
+    media: dict[str, Any] = next(iter(content.values()), {})
+    first: dict[str, Any] = media.get("schema", {})
+    for media_type, schema in also.items():
+        if schema is SAME_SCHEMA:
+            schema = first
+        elif schema is SSE_EVENT:
+            data = {**SSE_EVENT["properties"]["data"], "contentSchema": first}
+            schema = {**SSE_EVENT, "properties": {**SSE_EVENT["properties"], "data": data}}
+        content[media_type] = {"schema": schema}
     doc = (handler.fn.__doc__ or "").strip()
     if doc:
         operation["summary"] = _first_sentence(doc)

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct
 
 from domain.contracts import Contract
+from services.api_types import PublicView, RuleChanges, SeatView
 
 PlayerId = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{1,39}$", examples=["ada"])]
 SeatOwner = Annotated[
@@ -17,6 +18,20 @@ SeatOwner = Annotated[
     ),
 ]
 Seat = Annotated[int, Meta(ge=0, le=3)]
+
+
+def shaped(shape: type, description: str) -> Meta:
+    """A dict sent as the domain made it, documented as `shape` (a services.api_types Struct;
+    tests/service/test_api_types.py decodes real answers strictly against every shape)."""
+    ref = "#/components/schemas/" + shape.__name__
+    return Meta(description=description, extra_json_schema={"$ref": ref})
+
+
+PublicViewJSON = Annotated[dict[str, Any], shaped(PublicView, "what everyone may see now")]
+SeatViewJSON = Annotated[dict[str, Any], shaped(SeatView, "what the seat may see now")]
+RulesJSON = Annotated[
+    dict[str, Any], shaped(RuleChanges, "the options that differ from the defaults")
+]
 
 
 class PlayerCreate(Struct, forbid_unknown_fields=True):
@@ -58,9 +73,9 @@ class GameCreate(Struct, forbid_unknown_fields=True):
 
 class GameOut(Struct):
     id: str
-    status: str
+    status: Annotated[str, Meta(examples=["live"], description="created, live or over")]
     seats: list[str]
-    rules: dict[str, Any]
+    rules: RulesJSON
     decision_seconds: float
     client_seed: str
     created_by: str
@@ -69,7 +84,7 @@ class GameOut(Struct):
 
 class GameDetail(Struct):
     game: GameOut
-    view: dict[str, Any] | None
+    view: PublicViewJSON | None
     version: int
 
 
@@ -133,14 +148,28 @@ class StrikeOut(Struct):
     reason: str
     count: int
     forfeited: bool
-    default_action: dict[str, str] | None
+    default_action: (
+        Annotated[
+            dict[str, str],
+            Meta(
+                description="the move played for the seat (none when the strike forfeits it)",
+                extra_json_schema={
+                    "oneOf": [
+                        {"$ref": "#/components/schemas/" + name}
+                        for name in ("PlayAction", "DeclareAction", "RedealAction")
+                    ]
+                },
+            ),
+        ]
+        | None
+    )
 
 
 class ActionOut(Struct):
     ok: bool
     seat: int
     version: int
-    view: dict[str, Any]
+    view: SeatViewJSON
     strike: StrikeOut | None = None
 
 
@@ -149,7 +178,7 @@ class SeatViewOut(Struct):
     seat: int
     version: int
     deadline: str | None
-    view: dict[str, Any]
+    view: SeatViewJSON
 
 
 class ValidationError(Struct, omit_defaults=True):

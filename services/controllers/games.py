@@ -13,12 +13,13 @@ from litestar.serialization import encode_json
 from domain.game import InconsistentEvent, Phase
 from domain.record import to_record
 from domain.view import Action, BadAction
+from services.api_types import AuditReport, KingRecord
 from services.caching import cached_json, settled
 from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
-from services.idempotency import KEY_HEADER, Scope, fingerprint, parse_key
-from services.openapi import problems
+from services.idempotency import KEY_DOC_PATTERN, KEY_HEADER, Scope, fingerprint, parse_key
+from services.openapi import NOT_MODIFIED, answer, problems
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
 from services.problems import BadRequest, IllegalAction, render, strike_out
@@ -139,6 +140,7 @@ class GameController(Controller):
             HeaderParameter(
                 name=KEY_HEADER,
                 required=False,
+                pattern=KEY_DOC_PATTERN,
                 description="a key of the client's choosing (a UUID), one per decision: a "
                 "repeat gets the first answer, marked `Idempotent-Replayed: true`",
             ),
@@ -186,7 +188,14 @@ class GameController(Controller):
         scope = Scope(principal.player_id, game_id, key)
         return await services.idempotency.run(scope, fingerprint(encode_json(data)), answer)
 
-    @get("/{game_id:str}/record", responses=problems(409))
+    @get(
+        "/{game_id:str}/record",
+        responses={
+            200: answer(KingRecord, "the game's king-record/1 document"),
+            304: NOT_MODIFIED,
+            **problems(409),
+        },
+    )
     async def get_record(
         self, request: Request[Any, Any, Any], game_id: FromPath[str], services: ServicesDep
     ) -> Response[bytes]:
@@ -198,7 +207,14 @@ class GameController(Controller):
         state = await services.games.load(game_id)
         return cached_json(request, to_record(state, public=True), final=settled(state))
 
-    @get("/{game_id:str}/audit", responses=problems(403, 409))
+    @get(
+        "/{game_id:str}/audit",
+        responses={
+            200: answer(AuditReport, "the audit report"),
+            304: NOT_MODIFIED,
+            **problems(403, 409),
+        },
+    )
     async def get_audit(
         self,
         request: Request[Any, Any, Any],

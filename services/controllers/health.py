@@ -10,18 +10,26 @@ from litestar import Controller, Response, get
 from litestar.datastructures import State
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from services.api_types import Live, Ready
 from services.controllers.deps import ServicesDep
+from services.openapi import answer
 
 
 class HealthController(Controller):
     tags = ("operations",)
 
-    @get("/health/live")
+    @get("/health/live", responses={200: answer(Live, "the process answers")})
     async def health_live(self) -> dict[str, str]:
         """The process answers."""
         return {"status": "ok"}
 
-    @get("/health/ready")
+    @get(
+        "/health/ready",
+        responses={
+            200: answer(Ready, "ready"),
+            503: answer(Ready, "not ready: the failing checks say why"),
+        },
+    )
     async def health_ready(self, services: ServicesDep, state: State) -> Response[dict[str, Any]]:
         """The database answers, the driver runs and renews its leases (when this process
         drives) and the feed is followed. The body also says who owns how many live games and

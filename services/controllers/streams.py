@@ -8,10 +8,10 @@ from litestar import Controller, Request, get
 from litestar.params import FromPath, FromQuery, Parameter
 from litestar.response import Stream
 
-from services.compression import UNCOMPRESSED
+from services.api_types import PlayerNotice, PublicGameMessage, SeatGameMessage
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.controllers.streaming import Format, resumable, stream_format, stream_response
-from services.openapi import problems
+from services.openapi import streamed
 from services.play.service import Forbidden
 from services.play.streams import game_stream, player_stream
 
@@ -23,8 +23,7 @@ class StreamController(Controller):
     @get(
         "/games/{game_id:str}/events",
         media_type="text/event-stream",
-        opt=UNCOMPRESSED,
-        responses=problems(409),
+        **streamed(PublicGameMessage, "the game's public events", 409),
     )
     async def game_events(
         self,
@@ -47,8 +46,7 @@ class StreamController(Controller):
     @get(
         "/games/{game_id:str}/seats/{seat:int}/events",
         media_type="text/event-stream",
-        opt=UNCOMPRESSED,
-        responses=problems(403, 409),
+        **streamed(SeatGameMessage, "the seat's events and its turns", 403, 409),
     )
     async def seat_events(
         self,
@@ -71,7 +69,11 @@ class StreamController(Controller):
         options = resumable(request, services.settings, format, after, follow)
         return stream_response(game_stream(services.games, game_id, seat, options), options.fmt)
 
-    @get("/me/events", media_type="text/event-stream", opt=UNCOMPRESSED, responses=problems(403))
+    @get(
+        "/me/events",
+        media_type="text/event-stream",
+        **streamed(PlayerNotice, "the player's game notices", 403),
+    )
     async def my_events(
         self,
         request: Request[Any, Any, Any],

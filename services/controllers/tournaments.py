@@ -17,11 +17,11 @@ from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 from litestar.response import Stream
 from msgspec import Meta, Struct
 
-from services.compression import UNCOMPRESSED
+from services.api_types import PairingsRound, StandingRow, TournamentMessage
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.controllers.streaming import Format, resumable, stream_response
-from services.openapi import ALSO_AS, problems
+from services.openapi import ALSO_AS, answer, problems, streamed
 from services.play.service import Conflict
 from services.play.streams import StreamOptions, encode, keepalive
 from services.problems import Unprocessable
@@ -462,7 +462,10 @@ class TournamentController(Controller):
         await _call(desk.set_pairing, tournament_id, round_no, data.tables, data.byes, "admin")
         return await _detail(desk, tournament_id)
 
-    @get("/{tournament_id:str}/pairings")
+    @get(
+        "/{tournament_id:str}/pairings",
+        responses={200: answer(list[PairingsRound], "every round's tables and byes")},
+    )
     async def get_pairings(
         self, tournament_id: FromPath[str], services: ServicesDep
     ) -> list[dict[str, Any]]:
@@ -476,6 +479,7 @@ class TournamentController(Controller):
         "/{tournament_id:str}/standings",
         media_type="application/json",
         opt={ALSO_AS: {"text/csv": {"type": "string", "description": "one row per player"}}},
+        responses={200: answer(list[StandingRow], "the standings, best first")},
     )
     async def get_standings(
         self,
@@ -490,7 +494,11 @@ class TournamentController(Controller):
             return Response(to_csv(table), media_type="text/csv")
         return Response(to_json(table), media_type="application/json")
 
-    @get("/{tournament_id:str}/events", media_type="text/event-stream", opt=UNCOMPRESSED)
+    @get(
+        "/{tournament_id:str}/events",
+        media_type="text/event-stream",
+        **streamed(TournamentMessage, "the tournament's events"),
+    )
     async def tournament_events(
         self,
         request: Request[Any, Any, Any],
