@@ -17,6 +17,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 from litestar.response import Stream
 from msgspec import Meta, Struct
 
+from domain.results import points_from_json, points_number
 from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
@@ -561,6 +562,11 @@ async def tournament_stream_body(
                 "at": r.recorded_at.astimezone(UTC).isoformat(timespec="milliseconds"),
                 "data": orjson.loads(orjson.dumps(r.payload)),
             }
+            if r.type == "game_recorded":  # one game's ladder points: JSON numbers (API.md)
+                data = message["data"]
+                data["points"] = [
+                    [p, points_number(points_from_json(x))] for p, x in data["points"]
+                ]
             out.append(encode(message, fmt))
             finished = finished or r.type == "tournament_finished"
         if out:
