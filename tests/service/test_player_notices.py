@@ -14,21 +14,16 @@ import pytest
 
 from domain.record import check_record
 from services.botkit import PullBot, strategy_decider
-from services.play.service import GameService
 from services.settings import Settings
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import LiveServer, bearer, create_game, create_player, wait_over
-
-
-def allow_one_player_twice(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lift the API's rule that a player holds one seat of a table (GameService._check_seats):
-    the games, their streams and notices allow more (`seats_of`), and a client must too."""
-    check = GameService._check_seats
-
-    def lenient(self: GameService, seats: Any) -> None:
-        check(self, list(dict.fromkeys(seats)) + ["house:random"] * (4 - len(set(seats))))
-
-    monkeypatch.setattr(GameService, "_check_seats", lenient)
+from tests.service.helpers import (
+    LiveServer,
+    allow_one_player_twice,
+    bearer,
+    create_game,
+    create_player,
+    wait_over,
+)
 
 
 def sse_records(lines: Iterator[str]) -> Iterator[dict[str, str]]:
