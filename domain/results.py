@@ -1,4 +1,5 @@
-"""End of game: winners and ladder points (KING_RULES.md §8 and §9), as exact fractions."""
+"""End of game: winners and ladder points (docs/RULES.md, "End of game" and "Ladder points"), as
+exact fractions."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ class TournamentCreate(Struct, forbid_unknown_fields=True):
     name: Annotated[str, Meta(max_length=100)] = ""
     format: Literal["swiss", "round_robin"] = "swiss"
     rounds: Annotated[int, Meta(ge=1, le=200)] | None = None
-    rules: Annotated[dict[str, Any], Meta(description="rule options of KING_RULES.md")] = {}
+    rules: Annotated[dict[str, Any], Meta(description="rule options of docs/RULES.md")] = {}
     fill: Literal["bye", "house_bot"] = "bye"
     bye_points: Annotated[str, Meta(pattern=r"^(mean|-?\d{1,4}(/[1-9]\d{0,3})?)$")] = "0"
     duplicate: bool = False
