@@ -244,6 +244,19 @@ def test_ladder_points_over_any_totals_are_halves_but_a_four_way_lead(
     _half_points_unless_four_lead(rules, t, ladder_points(rules, t, king if king >= 0 else None))
 
 
+@GAME_SETTINGS
+@given(rules=rules_st, seed=st.binary(min_size=32, max_size=32), rng=st.integers(0, 2**32 - 1))
+def test_a_view_names_deals_from_one_and_a_finished_game_its_last(
+    rules: Rules, seed: bytes, rng: int
+) -> None:
+    state = None
+    for state, _events in live_game(rules, seed, rng):
+        assert 1 <= seat_view(state, -1).to_dict()["deal"] <= rules.deals
+    assert state is not None and state.phase is Phase.OVER
+    last = [d.deal for d in state.completed if isinstance(d, CompletedDeal)][-1]
+    assert seat_view(state, 0).to_dict()["deal"] == last
+
+
 def test_the_four_way_lead_is_the_one_quarter() -> None:
     assert ladder_points(Rules(), (0, 0, 0, 0), None) == (Fraction(15, 4),) * 4
     assert points_number(Fraction(15, 4)) == 3.75
