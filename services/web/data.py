@@ -142,6 +142,7 @@ def replay_payload(state: GameState, status: str) -> dict[str, Any]:
         "version": state.version,
         "players": list(view.players),
         "rules": state.rules.to_dict(),
+        "deal_count": state.rules.deals,  # deals are numbered 1..deal_count (`deal`)
         "phase": state.phase.value,
         "totals": list(state.totals),
         "winners": list(result.winners) if result else None,
