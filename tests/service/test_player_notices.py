@@ -117,3 +117,26 @@ def test_a_reconnected_stream_announces_a_live_game_again_with_the_same_id(
         "seats": [0],
         "players": ["ada", "house:random", "house:random", "bora"],
     }
+
+
+def test_a_forfeited_seat_is_listed_in_game_over_with_its_minus_thirty(
+    make_settings: SettingsFactory, live_server: Callable[[Settings], LiveServer]
+) -> None:
+    server = live_server(make_settings(decision_seconds=0.1))
+    seats = ["ada", "house:random", "house:random", "house:random"]
+    with httpx.Client(base_url=server.url, trust_env=False, timeout=60) as client:
+        token = create_player(client, "ada")
+        rules = {"mode": "short12", "first_declarer": "seat0"}
+        game_id = create_game(client, token, seats, rules=rules, start=False)
+        url = "/api/v1/me/events"
+        with client.stream("GET", url, params={"format": "sse"}, headers=bearer(token)) as r:
+            lines = r.iter_lines()
+            assert next(lines).startswith("retry:")
+            assert client.post(f"/api/v1/games/{game_id}/start", headers=bearer(token)).is_success
+            over = next(n for n in sse_records(lines) if n["event"] == "game_over")
+        final = wait_over(client, game_id)
+    data = orjson.loads(over["data"])["data"]
+    assert final["view"]["strikes"][0] == 3  # ada never moved: three time-outs, forfeited
+    assert data["seats"] == [0] and data["players"] == seats
+    assert data["points"] == [-30]  # R-ABANDON, whatever the seat's result
+    assert data["ladder_points"] == final["view"]["ladder_points"]
