@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -113,8 +114,11 @@ class PullBot:
             return
         body = {**action, "seat": turn["seat"], "version": turn["version"]}
         ends = time.monotonic() + (turn.get("deadline_ms") or self.timeout * 1000) / 1000
+        # One key for every resend of this action: a service that keeps keys answers a resend
+        # as it answered the first (the version alone already keeps a resend from acting twice).
+        key = {"Idempotency-Key": str(uuid.uuid4())}
         for attempt in range(8):
-            response = client.post(f"/api/v1/games/{game_id}/actions", json=body)
+            response = client.post(f"/api/v1/games/{game_id}/actions", json=body, headers=key)
             if response.status_code not in RETRY_STATUSES:
                 break
             wait = backoff(response, attempt, self.rng)
