@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from domain.cards import FULL_DECK, UnknownCard, card_name, cards_of, mask_of, parse_card
@@ -27,6 +26,7 @@ from domain.game import (
     StartDeal,
     run,
 )
+from domain.results import points_number
 from domain.rules import BadRuleOption, Rules
 from domain.shuffle import ALGORITHM, commitment, deal_hands
 from domain.violations import RULE_OF_CODE, Violation
@@ -168,10 +168,6 @@ def _parse(doc: object) -> Record:
     return Record(rules, tuple(players_raw), shuffle, deals)
 
 
-def _points(x: Fraction) -> int | float:
-    return int(x) if x.denominator == 1 else float(x)
-
-
 def _error(deal: int, play: int | None, v: Violation) -> dict[str, Any]:
     rule = RECORD_RULES.get(v.code) or RULE_OF_CODE[v.code]
     return {
@@ -283,7 +279,7 @@ def summary(state: GameState) -> dict[str, Any]:
         "finished": state.phase is Phase.OVER,
         "king": state.king,
         "winners": list(result.winners) if result else None,
-        "ladder_points": [_points(p) for p in result.ladder_points] if result else None,
+        "ladder_points": [points_number(p) for p in result.ladder_points] if result else None,
     }
 
 

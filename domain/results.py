@@ -1,4 +1,5 @@
-"""End of game: winners and ladder points (KING_RULES.md §8 and §9), as exact fractions."""
+"""End of game: winners and ladder points (docs/RULES.md, "End of game" and "Ladder points"), as
+exact fractions."""
 
 from __future__ import annotations
 
@@ -11,6 +12,25 @@ LADDER_POOL = Fraction(12)
 TOP_BONUS = Fraction(3)
 ABANDON_POINTS = Fraction(-30)
 SUBSTITUTE_LOSS_POINTS = Fraction(1)
+
+
+def points_number(x: Fraction) -> int | float:
+    """Ladder points of one game as a JSON number: an integer, else a decimal. Exact: a share
+    of 12 or of 3 among at most four seats has a denominator of 1, 2 or 4, and every such
+    fraction is a binary float. (Standings are sums with byes that may be a mean, so any
+    fraction: they keep the exact "17/3" text instead.)"""
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def points_from_json(value: object) -> Fraction:
+    """Ladder points read back from JSON: a number (this form) or a fraction's text ("-30",
+    "15/2": the form stored before numbers were the one form). ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"ladder points must be a number, not {value!r}")
+    try:
+        return Fraction(value)
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        raise ValueError(f"ladder points must be a number, not {value!r}") from exc
 
 
 def winners(rules: Rules, totals: Sequence[int], king: int | None) -> tuple[int, ...]:

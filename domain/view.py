@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from domain.cards import card_name, cards_of, parse_card
 from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
 from domain.deal import legal_mask
 from domain.deal import scores as deal_scores
-from domain.events import DealEnded, DealStarted, Event, RedealAsked, to_payload
+from domain.events import DealEnded, DealStarted, Event, GameEnded, RedealAsked, to_payload
 from domain.game import (
     AskRedeal,
     CompletedDeal,
@@ -27,6 +28,7 @@ from domain.game import (
     legal_contracts,
     redeal_violation,
 )
+from domain.results import points_number
 from domain.rules import Rules
 
 ActionKind = Literal["play", "declare", "redeal"]
@@ -123,7 +125,7 @@ class SeatView:
     legal: tuple[Action, ...]
     strikes: tuple[int, ...]
     winners: tuple[int, ...] | None
-    ladder_points: tuple[str, ...] | None
+    ladder_points: tuple[Fraction, ...] | None
     king: int | None
     commitment: str
     seed: str | None
@@ -180,7 +182,11 @@ class SeatView:
             "legal": [a.to_dict() for a in self.legal],
             "strikes": list(self.strikes),
             "winners": list(self.winners) if self.winners is not None else None,
-            "ladder_points": list(self.ladder_points) if self.ladder_points is not None else None,
+            "ladder_points": (
+                [points_number(p) for p in self.ladder_points]
+                if self.ladder_points is not None
+                else None
+            ),
             "king": self.king,
             "commitment": self.commitment,
             "seed": self.seed,
@@ -237,7 +243,7 @@ def seat_view(state: GameState, seat: int) -> SeatView:
         players=tuple(occ[-1] for occ in state.occupants) or state.players,
         rules=state.rules,
         phase=state.phase,
-        deal_no=state.deal_no,
+        deal_no=_shown_deal(state),
         attempt=state.attempt,
         declarer=state.declarer,
         hand=hand,
@@ -254,11 +260,21 @@ def seat_view(state: GameState, seat: int) -> SeatView:
         legal=legal_actions(state, seat) if seat >= 0 else (),
         strikes=state.strikes,
         winners=result.winners if result else None,
-        ladder_points=tuple(str(p) for p in result.ladder_points) if result else None,
+        ladder_points=result.ladder_points if result else None,
         king=state.king,
         commitment=state.commitment,
         seed=state.seed,
     )
+
+
+def _shown_deal(state: GameState) -> int:
+    """The deal a view names, counted from 1: the one in play, or about to be dealt; once the
+    game is over, the last one played (not the next number, a deal that never comes)."""
+    if state.phase is Phase.OVER:
+        for done in reversed(state.completed):
+            if isinstance(done, CompletedDeal):
+                return done.deal
+    return state.deal_no
 
 
 def public_view(state: GameState) -> SeatView:
@@ -291,8 +307,9 @@ def disclose(events: Sequence[Event], after: GameState) -> list[Disclosure]:
     A stored `deal_started` holds all four hands: a seat sees its own, the public none. When a
     deal ends, or is given back by a redeal, its hands are public, as in the views, so
     `deal_ended` and `redeal_asked` carry them (looked up in `after`, which keeps every ended
-    deal's hands). Every other event is public as it is; the seed is public in `seed_revealed`,
-    the game's last event. No hash is ever added: a hash over a hidden hand fingerprints it.
+    deal's hands). Every other event is public as it is, `game_ended`'s ladder points as JSON
+    numbers (domain.results.points_number); the seed is public in `seed_revealed`, the game's
+    last event. No hash is ever added: a hash over a hidden hand fingerprints it.
     """
     # The redeals of a deal within `events` are the last ones `after` knows of that deal.
     redealt: dict[int, list[RedealtHands]] = {}
@@ -322,6 +339,13 @@ def disclose(events: Sequence[Event], after: GameState) -> list[Disclosure]:
             hands = known[index].hands if 0 <= index < len(known) else None
         if hands is not None:
             data["hands"] = [_cards(h) for h in hands]
+        if isinstance(event, GameEnded):
+            # Stored as exact fractions' text (the hashed form); sent as the one JSON form.
+            data["ladder_points"] = [points_number(p) for p in event.ladder_points]
+            data["results"] = [
+                {**r, "points": points_number(x.points)}
+                for r, x in zip(data["results"], event.results, strict=True)
+            ]
         out.append(Disclosure(kind, data))
     return out
 

@@ -34,6 +34,7 @@ from sqlalchemy import Connection, Table, delete, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from domain.events import GameCreated, GameEnded, from_payload
+from domain.results import points_number
 from eventstore import NO_STREAM, EventStore, NewEvent, RecordedEvent, VersionConflict
 from services.db.models import GameRow, GameSeatRow, GameStreamRow, RatingRow
 from services.observability import error_fields, get_logger
@@ -335,7 +336,7 @@ class GamesProjection:
             "phase": "over",
             "totals": orjson.dumps(list(event.totals)).decode(),
             "winners": orjson.dumps(list(event.winners)).decode(),
-            "ladder": orjson.dumps([str(p) for p in event.ladder_points]).decode(),
+            "ladder": orjson.dumps([points_number(p) for p in event.ladder_points]).decode(),
             "ended_position": r.position,
         }
         if self._phase(conn, game_id) is None:  # a stream whose start was unreadable

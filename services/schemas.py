@@ -64,7 +64,7 @@ class TokenOut(Struct):
 
 class GameCreate(Struct, forbid_unknown_fields=True):
     seats: Annotated[list[SeatOwner], Meta(min_length=4, max_length=4)]
-    rules: Annotated[dict[str, Any], Meta(description="rule options of KING_RULES.md")] = {}
+    rules: Annotated[dict[str, Any], Meta(description="rule options of docs/RULES.md")] = {}
     decision_seconds: Annotated[float, Meta(ge=0.05, le=3600)] | None = None
     client_seed: Annotated[str, Meta(max_length=200)] = ""
     id: Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")] | None = None

@@ -26,8 +26,9 @@ Fraction = Annotated[
     str, Meta(pattern=r"^-?\d+(/\d+)?$", description="an exact fraction as text: 7, -30, 15/2")
 ]
 # One game's ladder points (a view's, `game_ended`'s, `game_recorded`'s), one alias so that
-# their form is said in one place: exact fractions as text.
-GamePoints = Fraction
+# their form is said in one place: JSON numbers, exact (multiples of 1/4; see docs/API.md,
+# "Values"), as the king-record/1 checker gives them.
+GamePoints = Annotated[int | float, Meta(description="one game's ladder points, exact")]
 Hex64 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 
 ContractName = Literal[

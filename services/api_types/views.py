@@ -96,8 +96,9 @@ class _View(Shape):
         int,
         Meta(
             ge=0,
-            le=21,
-            description="the deal in play or about to be dealt; the number of deals + 1 once over",
+            le=20,
+            description="the deal in play or about to be dealt (0 before the first); the last "
+            "deal played once the game is over",
         ),
     ]
     attempt: Attempt

@@ -158,7 +158,8 @@ class PullBot:
     def run(self, max_games: int | None = None) -> None:
         """Play every game the player is seated in (a thread per game) until stopped, or
         until `max_games` games have started (then wait for them to end)."""
-        threads: dict[str, threading.Thread] = {}
+        threads: list[threading.Thread] = []  # one per seat: a player may hold two
+        games: set[str] = set()
         enough = False
         with self._client() as client:
             while not self.stopped.is_set() and not enough:
@@ -175,15 +176,18 @@ class PullBot:
                             if message["type"] != "game_started":
                                 continue
                             data = message["data"]
-                            if data["game_id"] in threads:
-                                continue
-                            t = threading.Thread(
-                                target=self.play, args=(data["game_id"], data["seat"]), daemon=True
-                            )
-                            threads[data["game_id"]] = t
-                            t.start()
-                            enough = max_games is not None and len(threads) >= max_games
+                            game_id = data["game_id"]
+                            if game_id in games:
+                                continue  # announced again after a reconnect
+                            games.add(game_id)
+                            for seat in data["seats"]:  # every seat the player holds
+                                t = threading.Thread(
+                                    target=self.play, args=(game_id, seat), daemon=True
+                                )
+                                threads.append(t)
+                                t.start()
+                            enough = max_games is not None and len(games) >= max_games
                 except httpx.HTTPError:
                     time.sleep(0.5)
-        for t in threads.values():
+        for t in threads:
             t.join()

@@ -12,6 +12,7 @@ from domain.cards import mask_of, parse_card
 from domain.contracts import PENALTY_CONTRACTS, parse_contract
 from domain.events import TrickTaken
 from domain.game import CompletedDeal, Phase, RedealtHands
+from domain.results import points_from_json
 from domain.rules import Rules
 from domain.view import Action, PlayedTrick, SeatView
 
@@ -81,7 +82,7 @@ def seat_view_from_dict(data: dict[str, Any]) -> SeatView:
         legal=tuple(Action.from_dict(a) for a in data.get("legal") or []),
         strikes=_ints(data.get("strikes")),
         winners=tuple(winners) if winners is not None else None,
-        ladder_points=tuple(str(p) for p in points) if points is not None else None,
+        ladder_points=tuple(points_from_json(p) for p in points) if points is not None else None,
         king=data.get("king"),
         commitment=str(data.get("commitment", "")),
         seed=data.get("seed"),

@@ -19,7 +19,11 @@ def register(sub: Any) -> None:
     check = actions.add_parser(
         "check",
         help="check a record against the rules",
-        description="Prints one JSON object; exit 0 valid, 1 illegal action, 2 malformed.",
+        description=(
+            "Prints one JSON object; exit 0 valid, 1 illegal action, 2 malformed. For an "
+            "illegal action, error.deal and error.play are 0-based indexes into the document's "
+            "deals and that entry's plays (a line on standard error says where, in words)."
+        ),
     )
     check.add_argument("file", help="the record file, or - for standard input")
     check.set_defaults(handler=cmd_check)
@@ -141,7 +145,21 @@ def _check(path: str) -> int:
     except MemoryError:
         return malformed("out of memory checking the record")
     emit(out)
+    if status == 1:
+        _tell(where_illegal(out["error"]))
     return status
+
+
+def where_illegal(error: dict[str, Any]) -> str:
+    """The error object's place said for people: its `deal` and `play` are 0-based indexes
+    into the document (the record format's), not the 1-based deal numbers shown elsewhere."""
+    deal, play = error["deal"], error["play"]
+    place = f"deal entry {deal} (0-based index into deals, redeal entries counted)"
+    if play is None:
+        place += ", its declaration"
+    else:
+        place += f", play {play} (0-based index into that entry's plays)"
+    return f"illegal action at {place}: {error['code']} ({error['rule']}): {error['message']}"
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -81,7 +81,13 @@ class StreamController(Controller):
         principal: PrincipalDep,
         format: FromQuery[Format | None] = None,
     ) -> Stream:
-        """`game_started` and `game_over` notices for the token's player (pull bots start here)."""
+        """`game_started` and `game_over` notices for the token's player (pull bots start here).
+
+        Each is `{"id": "<game_id>:started"|"<game_id>:over", "game_id", "type", "data":
+        {"game_id", "player", "seats": [the seat numbers it holds], "players": [the four ids by
+        seat]}}`; a game_over adds the result (docs/BOTS.md). Not resumable: a new stream
+        announces every live game of the player again, with the same ids.
+        """
         if principal.player_id is None:
             raise Forbidden("the admin token is not a player")
         fmt = stream_format(request, format)

@@ -17,6 +17,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, Parameter
 from litestar.response import Stream
 from msgspec import Meta, Struct
 
+from domain.results import points_from_json, points_number
 from services.api_types import PairingsRound, StandingRow, TournamentMessage
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
@@ -59,7 +60,7 @@ class TournamentCreate(Struct, forbid_unknown_fields=True):
     name: Annotated[str, Meta(max_length=100)] = ""
     format: Literal["swiss", "round_robin"] = "swiss"
     rounds: Annotated[int, Meta(ge=1, le=200)] | None = None
-    rules: Annotated[dict[str, Any], Meta(description="rule options of KING_RULES.md")] = {}
+    rules: Annotated[dict[str, Any], Meta(description="rule options of docs/RULES.md")] = {}
     fill: Literal["bye", "house_bot"] = "bye"
     bye_points: Annotated[str, Meta(pattern=r"^(mean|-?\d{1,4}(/[1-9]\d{0,3})?)$")] = "0"
     duplicate: bool = False
@@ -586,6 +587,11 @@ async def tournament_stream_body(
                 "at": r.recorded_at.astimezone(UTC).isoformat(timespec="milliseconds"),
                 "data": orjson.loads(orjson.dumps(r.payload)),
             }
+            if r.type == "game_recorded":  # one game's ladder points: JSON numbers (API.md)
+                data = message["data"]
+                data["points"] = [
+                    [p, points_number(points_from_json(x))] for p, x in data["points"]
+                ]
             out.append(encode(message, fmt))
             finished = finished or r.type == "tournament_finished"
         if out:

@@ -63,7 +63,8 @@ class GameSeatRow(SQLModel, table=True):
 class GameStreamRow(SQLModel, table=True):
     """Every game stream's progress and result, from its `game_created` and `game_ended`
     events (a projection): the home page's leaderboard and the index's status read it, so no
-    request replays a game to learn how it ended. `ladder`: JSON list of fractions as text."""
+    request replays a game to learn how it ended. `ladder`: JSON list of ladder points, numbers
+    (rows written before them hold fractions as text; both are read)."""
 
     __tablename__ = "king_game_streams"
 

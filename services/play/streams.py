@@ -14,13 +14,15 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 from domain.game import GameState, Phase
+from domain.results import points_number
 from domain.view import seat_view
 from services.play.driver import iso
 from services.play.live import Message, StreamFormat, encode, messages
 from services.play.service import GameService
-from tournament.games import stream_id, to_domain_event
+from tournament.games import GameNotFound, stream_id, to_domain_event
 
 __all__ = [
     "MEDIA_TYPES",
@@ -145,6 +147,45 @@ def your_turn(
     return encode(message, fmt)
 
 
+def _seats_held(seats: tuple[str, ...] | list[str], player_id: str) -> list[int]:
+    return [i for i, who in enumerate(seats) if who == player_id]
+
+
+def game_notice(
+    game_id: str, player_id: str, players: tuple[str, ...] | list[str]
+) -> dict[str, Any]:
+    """What every notice of a game says: the player, the seats it holds (numbers, ascending),
+    and the four players by seat. One notice however many seats the player holds."""
+    return {
+        "game_id": game_id,
+        "player": player_id,
+        "seats": _seats_held(players, player_id),
+        "players": list(players),
+    }
+
+
+def over_notice(
+    game_id: str, player_id: str, players: tuple[str, ...] | list[str], state: GameState | None
+) -> dict[str, Any]:
+    """`game_over`'s data: the notice plus the result (null fields if there is none to show):
+    totals and winners by seat, ladder points by seat, and `points`, the player's own for each
+    of its seats (after R-ABANDON and R-SUBSTITUTE: −30 for a seat it forfeited)."""
+    data = game_notice(game_id, player_id, players)
+    result = state.result if state is not None else None
+    if result is None:
+        return {**data, "totals": None, "winners": None, "ladder_points": None, "points": None}
+    own = {r.seat: r.points for r in result.results if r.player == player_id}
+    return {
+        **data,
+        "totals": list(result.totals),
+        "winners": list(result.winners),
+        "ladder_points": [points_number(p) for p in result.ladder_points],
+        "points": [
+            points_number(own.get(seat, result.ladder_points[seat])) for seat in data["seats"]
+        ],
+    }
+
+
 async def player_stream(
     games: GameService,
     player_id: str,
@@ -152,28 +193,34 @@ async def player_stream(
     poll_seconds: float,
     keepalive_seconds: float,
 ) -> AsyncIterator[bytes]:
-    """`game_started` / `game_over` notices for the player's games (not resumable)."""
-    live: dict[str, list[str]] = {}
+    """`game_started` / `game_over` notices for the player's games.
+
+    Not resumable: a (re)connected stream first announces every live game of the player, then
+    each start and end as it happens; a game that ended while no stream was open gets no
+    `game_over`. Each notice's id (`<game_id>:started`, `<game_id>:over`) is stable, so a client
+    that reconnects can tell a notice it has seen from a new one."""
+    live: dict[str, tuple[str, ...]] = {}
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
     while True:
         epoch = games.games_epoch
         current = {
-            info.id: list(info.seats)
-            for info in await games.list_games("live", player_id, limit=10_000)
+            info.id: info.seats for info in await games.list_games("live", player_id, limit=10_000)
         }
         out: list[bytes] = []
-        for game_id, seats in current.items():
+        for game_id, players in current.items():
             if game_id not in live:
-                seat = seats.index(player_id)
-                data = {"game_id": game_id, "seat": seat, "seats": seats}
-                out.append(encode({"id": None, "type": "game_started", "data": data}, fmt))
-        for game_id in live:
+                data = game_notice(game_id, player_id, players)
+                out.append(_notice(f"{game_id}:started", game_id, "game_started", data, fmt))
+        for game_id, players in live.items():
             if game_id not in current:
-                out.append(
-                    encode({"id": None, "type": "game_over", "data": {"game_id": game_id}}, fmt)
-                )
+                try:
+                    state: GameState | None = await games.load(game_id)
+                except GameNotFound:
+                    state = None
+                data = over_notice(game_id, player_id, players, state)
+                out.append(_notice(f"{game_id}:over", game_id, "game_over", data, fmt))
         live = current
         if out:
             yield b"".join(out)
@@ -182,3 +229,9 @@ async def player_stream(
         if not woke and time.monotonic() - last_sent >= keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()
+
+
+def _notice(
+    notice_id: str, game_id: str, kind: str, data: dict[str, Any], fmt: StreamFormat
+) -> bytes:
+    return encode({"id": notice_id, "game_id": game_id, "type": kind, "data": data}, fmt)

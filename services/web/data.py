@@ -17,6 +17,7 @@ from domain.deal import new_deal, play
 from domain.deal import scores as deal_scores
 from domain.game import CompletedDeal, GameState, Phase, RedealtHands
 from domain.record import to_record
+from domain.results import points_number
 from domain.rules import Rules
 from domain.view import public_view
 from services.web.i18n import contract_name
@@ -141,10 +142,11 @@ def replay_payload(state: GameState, status: str) -> dict[str, Any]:
         "version": state.version,
         "players": list(view.players),
         "rules": state.rules.to_dict(),
+        "deal_count": state.rules.deals,  # deals are numbered 1..deal_count (`deal`)
         "phase": state.phase.value,
         "totals": list(state.totals),
         "winners": list(result.winners) if result else None,
-        "ladder_points": [str(p) for p in result.ladder_points] if result else None,
+        "ladder_points": [points_number(p) for p in result.ladder_points] if result else None,
         "commitment": state.commitment,
         "seed": state.seed,
         "deals": deals,

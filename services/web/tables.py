@@ -16,6 +16,7 @@ from sqlalchemy import Engine, select
 from sqlmodel import Session, col
 
 from domain.game import GameState, Phase
+from domain.results import points_from_json
 from domain.view import public_view
 from services.db.models import GameRow, GameStreamRow
 from services.web.i18n import contract_name
@@ -67,7 +68,7 @@ def results_of(engine: Engine, game_ids: Iterable[str]) -> dict[str, GameResult]
                         players,
                         tuple(orjson.loads(row.totals)),
                         tuple(orjson.loads(row.winners)),
-                        tuple(Fraction(x) for x in orjson.loads(row.ladder)),
+                        tuple(points_from_json(x) for x in orjson.loads(row.ladder)),
                     )
                 except (ValueError, TypeError, ZeroDivisionError):
                     continue

@@ -430,6 +430,10 @@ def test_record_level_reason_codes(
     error = Answer(record_answers[name]).error
     assert (error["deal"], error["play"], error["code"], error["rule"]) == (deal, play, code, rule)
     assert error["message"]
+    # For people, standard error says the indexes are 0-based positions in the document.
+    said = record_answers[name].stderr.decode()
+    assert f"deal entry {deal} (0-based index into deals" in said, said
+    assert (f"play {play} (0-based index" if play is not None else "its declaration") in said
 
 
 # --- closed, full and endless streams: exit 2 and a reason, never a traceback ---------------

@@ -10,8 +10,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.events import DealStarted, Event, to_payload
+from domain.events import DealStarted, Event, GameEnded, to_payload
 from domain.game import GameState
+from domain.results import points_number
 from domain.view import Disclosure, disclose
 from tests.domain.test_properties import GAME_SETTINGS, live_game, rules_st
 
@@ -61,6 +62,10 @@ def test_no_audience_sees_a_hand_it_may_not_and_ended_deals_show_the_dealt_hands
             assert dealt is not None
             expected["hands"] = [_names(dealt, s) for s in range(4)]
             dealt = None
+        if isinstance(event, GameEnded):  # stored as fractions' text, shown as JSON numbers
+            expected["ladder_points"] = [points_number(p) for p in event.ladder_points]
+            for r, x in zip(expected["results"], event.results, strict=True):
+                r["points"] = points_number(x.points)
         assert d.public == expected
         for seat in (None, 0, 1, 2, 3):
             assert d.data(seat) is d.public

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +17,7 @@ from domain.events import from_payload, to_payload
 from domain.game import CompletedDeal, GameState, Phase, replay
 from domain.playout import advance, new_game
 from domain.record import check_record, to_record
+from domain.results import ladder_points, points_from_json, points_number, seat_results
 from domain.rules import Rules
 from domain.view import SeatView, seat_view
 from tests.random_rules import random_rules
@@ -193,3 +195,68 @@ def test_rollout_equals_play_card_by_card(
 def test_many_random_games_keep_every_invariant(rules: Rules, seed: bytes, rng: int) -> None:
     test_random_games_keep_every_invariant.hypothesis.inner_test(rules, seed, rng)  # type: ignore[attr-defined]
     test_replaying_the_events_gives_the_live_state.hypothesis.inner_test(rules, seed, rng)  # type: ignore[attr-defined]
+
+
+def _half_points_unless_four_lead(rules: Rules, totals: tuple[int, ...], points: tuple) -> None:  # type: ignore[type-arg]
+    """Per-game ladder points are halves (so exact as JSON numbers), with one exception: a
+    standard20 game where all four tie for the lead (every total 0) shares the +3 four ways."""
+    four_lead = rules.mode == "standard20" and len(set(totals)) == 1
+    for p in points:
+        assert (p * 4).denominator == 1
+        assert (p * 2).denominator == 1 or (four_lead and p == Fraction(15, 4))
+        assert points_from_json(points_number(p)) == p  # the JSON number is exact
+        assert points_from_json(str(p)) == p  # and the old text form still reads
+
+
+@GAME_SETTINGS
+@given(
+    rules=rules_st,
+    seed=st.binary(min_size=32, max_size=32),
+    rng=st.integers(0, 2**32 - 1),
+    gone=st.sets(st.integers(0, 3), max_size=3),
+)
+def test_every_ladder_point_of_a_finished_game_is_a_half(
+    rules: Rules, seed: bytes, rng: int, gone: set[int]
+) -> None:
+    *_, (state, _events) = live_game(rules, seed, rng)
+    result = state.result
+    assert result is not None
+    _half_points_unless_four_lead(rules, state.totals, result.ladder_points)
+    # The seats in `gone` were forfeited and finished by a substitute: -30 and +1 are halves too.
+    occupants = [[PLAYERS[s], "house:heuristic"] if s in gone else [PLAYERS[s]] for s in range(4)]
+    abandoned = {(PLAYERS[s], s) for s in gone}
+    rows = seat_results(result.ladder_points, result.winners, occupants, abandoned)
+    _half_points_unless_four_lead(rules, state.totals, tuple(p for _s, _who, p in rows))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=rules_st,
+    totals=st.lists(st.integers(-60, 60), min_size=3, max_size=3),
+    king=st.integers(-1, 3),
+)
+def test_ladder_points_over_any_totals_are_halves_but_a_four_way_lead(
+    rules: Rules, totals: list[int], king: int
+) -> None:
+    # standard20 totals sum to 0; short12 totals are any; multiples of 10 make ties common.
+    last = -sum(totals) if rules.mode == "standard20" else totals[0]
+    t = tuple(10 * x for x in (*totals, last))
+    _half_points_unless_four_lead(rules, t, ladder_points(rules, t, king if king >= 0 else None))
+
+
+@GAME_SETTINGS
+@given(rules=rules_st, seed=st.binary(min_size=32, max_size=32), rng=st.integers(0, 2**32 - 1))
+def test_a_view_names_deals_from_one_and_a_finished_game_its_last(
+    rules: Rules, seed: bytes, rng: int
+) -> None:
+    state = None
+    for state, _events in live_game(rules, seed, rng):
+        assert 1 <= seat_view(state, -1).to_dict()["deal"] <= rules.deals
+    assert state is not None and state.phase is Phase.OVER
+    last = [d.deal for d in state.completed if isinstance(d, CompletedDeal)][-1]
+    assert seat_view(state, 0).to_dict()["deal"] == last
+
+
+def test_the_four_way_lead_is_the_one_quarter() -> None:
+    assert ladder_points(Rules(), (0, 0, 0, 0), None) == (Fraction(15, 4),) * 4
+    assert points_number(Fraction(15, 4)) == 3.75

@@ -7,7 +7,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import uvicorn
+
+from services.play.service import GameService
 
 ADMIN = "test-admin-token-0123456789"
 ADMIN_HEADERS = {"authorization": f"Bearer {ADMIN}"}
@@ -78,3 +81,14 @@ class LiveServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=30)
+
+
+def allow_one_player_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lift the API's rule that a player holds one seat of a table (GameService._check_seats):
+    the games, their streams and notices allow more (`seats_of`), and a client must too."""
+    check = GameService._check_seats
+
+    def lenient(self: GameService, seats: Any) -> None:
+        check(self, list(dict.fromkeys(seats)) + ["house:random"] * (4 - len(set(seats))))
+
+    monkeypatch.setattr(GameService, "_check_seats", lenient)

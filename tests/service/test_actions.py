@@ -131,7 +131,7 @@ def test_illegal_actions_strike_and_the_third_forfeits(make_settings: SettingsFa
         assert "seat_abandoned" in kinds and "seat_substituted" in kinds
         ended = next(e for e in events if e["type"] == "game_ended")
         points = {r["player"]: r["points"] for r in ended["data"]["results"]}
-        assert points["ada"] == "-30"
+        assert points["ada"] == -30  # a JSON number, as everywhere (API.md, "Values")
         assert client.get(f"/api/v1/games/{game_id}/audit").json()["ok"]
 
 
@@ -160,5 +160,5 @@ def test_a_silent_seat_times_out_three_times_and_is_replaced(
         sub = next(e["data"] for e in events if e["type"] == "seat_substituted")
         assert sub == {"seat": 0, "player": "house:heuristic"}
         ended = next(e["data"] for e in events if e["type"] == "game_ended")
-        assert {"seat": 0, "player": "ada", "points": "-30"} in ended["results"]
+        assert {"seat": 0, "player": "ada", "points": -30} in ended["results"]
         assert events[-1]["type"] == "seed_revealed"

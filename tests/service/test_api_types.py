@@ -380,13 +380,6 @@ def _tags(union: Any) -> list[str]:
     return [t.__struct_config__.tag for t in union.__args__]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the notices' new shape ({id: '<game_id>:started', game_id, type, data: {game_id, "
-    "player, seats as ints, players}}, game_over with the result) lands from another branch; "
-    "today they are {id: null, type, data: {game_id, seat, seats: [ids]}} and game_over "
-    "{game_id}. Remove this mark once it has landed.",
-)
 def test_player_notices_answer_exactly(
     make_settings: SettingsFactory, live_server: Callable[[Settings], LiveServer]
 ) -> None:

@@ -68,7 +68,7 @@ def test_every_kind_of_bad_bot_is_struck_out_and_the_games_finish(
                 assert final["view"]["players"][0] == "house:heuristic"
                 ended = next(e["data"] for e in stream if e["type"] == "game_ended")
                 points = {r["player"]: r["points"] for r in ended["results"]}
-                assert points[mode.replace("_", "-")] == "-30"
+                assert points[mode.replace("_", "-")] == -30
                 assert client.get(f"/api/v1/games/{game_id}/audit").json()["ok"], mode
             assert bots["huge"].requests == 3 and bots["illegal"].requests == 3
             assert bots["huge_chunked"].requests == 3

@@ -11,6 +11,7 @@ import httpx
 
 from services.botkit.pull import PullBot, backoff
 
+KEYS: list[str | None] = []  # each request's Idempotency-Key
 TURN = {"version": 7, "seat": 2, "deadline_ms": 10_000, "legal": [{"type": "redeal"}]}
 
 
@@ -20,6 +21,7 @@ def _bot(answers: list[httpx.Response]) -> tuple[PullBot, list[bytes], list[floa
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(request.content)
+        KEYS.append(request.headers.get("idempotency-key"))
         return answers.pop(0)
 
     bot = PullBot("http://king.test", "tok", lambda req: req["legal"][0])
@@ -36,8 +38,10 @@ def test_retry_after_is_waited_out_with_jitter_and_the_same_action_resent() -> N
         httpx.Response(200, json={"ok": True}),
     ]
     bot, sent, slept, client = _bot(answers)
+    KEYS.clear()
     bot._act(client, "g1", TURN)
     assert len(sent) == 3 and len(set(sent)) == 1, "the same body each time"
+    assert len(set(KEYS)) == 1 and KEYS[0], "the same Idempotency-Key each time"
     assert 2.0 <= slept[0] <= 3.0 and 1.0 <= slept[1] <= 1.5
     assert bot.errors == []
 
@@ -57,3 +61,11 @@ def test_backoff_without_a_retry_after_grows_and_is_capped() -> None:
     assert waits[0] < waits[3] < waits[6]
     assert max(waits) <= 30.0
     assert backoff(httpx.Response(429, headers={"retry-after": "soon"}), 0, rng) <= 0.375
+
+
+def test_each_action_has_its_own_idempotency_key() -> None:
+    bot, sent, _slept, client = _bot([httpx.Response(200, json={"ok": True}) for _ in range(2)])
+    KEYS.clear()
+    bot._act(client, "g1", TURN)
+    bot._act(client, "g1", {**TURN, "version": 9})
+    assert len(sent) == 2 and len(set(KEYS)) == 2 and None not in KEYS

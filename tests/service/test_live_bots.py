@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from fractions import Fraction
 
 import httpx
 import orjson
@@ -61,11 +60,9 @@ def play_games(
                 assert status == 0, checked
                 view = final["view"]
                 assert checked["totals"] == view["totals"] and checked["winners"] == view["winners"]
-                # The view gives exact fractions as text; the record check gives numbers.
-                exact = [Fraction(p) for p in view["ladder_points"]]
-                assert checked["ladder_points"] == [
-                    float(p) if p.denominator > 1 else int(p) for p in exact
-                ]
+                # One form: the view's ladder points are the record check's numbers.
+                assert checked["ladder_points"] == view["ladder_points"]
+                assert all(type(p) in (int, float) for p in view["ladder_points"])
                 assert view["strikes"] == [0, 0, 0, 0], view["strikes"]
                 audit = client.get(f"/api/v1/games/{game_id}/audit").json()
                 assert audit["ok"] and audit["replay"]["seed_checked"], audit

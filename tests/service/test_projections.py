@@ -25,6 +25,7 @@ from services.projections import (
     open_table,
     table_event,
 )
+from services.web.tables import results_of
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_over
 from tournament.games import GameRepository
@@ -306,3 +307,28 @@ def test_the_ratings_projection_equals_the_fold_and_its_rebuild(
         with store.engines.read.connect() as conn:
             assert sorted(conn.execute(sa.text("SELECT * FROM king_ratings")).all()) == live
         assert desk.leaderboard(100, 0) == expected
+
+
+def test_a_games_ladder_is_stored_as_numbers_and_old_text_rows_still_read(
+    make_settings: SettingsFactory,
+) -> None:
+    with TestClient(create_app(make_settings())) as client:
+        ada = create_player(client, "ada")
+        body = {"seats": HOUSE, "rules": {"mode": "short12"}, "id": "done-1"}
+        assert client.post("/api/v1/games", json=body, headers=bearer(ada)).status_code == 201
+        final = wait_over(client, "done-1")
+        services = services_of(client.app)
+        services.games.catch_up()
+        engine = services.store.engines.write
+        query = sa.text("SELECT ladder FROM king_game_streams WHERE game_id = 'done-1'")
+        with engine.connect() as conn:
+            stored = orjson.loads(conn.execute(query).scalar_one())
+        assert stored == final["view"]["ladder_points"]  # the one form: JSON numbers
+        assert all(type(p) in (int, float) for p in stored)
+        exact = results_of(engine, ["done-1"])["done-1"].ladder
+        # A row written before numbers were the form holds the fractions' text: same result.
+        old = orjson.dumps([str(p) for p in exact]).decode()
+        update = sa.text("UPDATE king_game_streams SET ladder = :old WHERE game_id = 'done-1'")
+        with engine.begin() as conn:
+            conn.execute(update, {"old": old})
+        assert results_of(engine, ["done-1"])["done-1"].ladder == exact

@@ -145,6 +145,15 @@ def run_tournament(
             assert events[-1]["type"] == "tournament_finished"
             assert [e["id"] for e in events] == list(range(1, len(events) + 1))
             assert sum(e["type"] == "round_paired" for e in events) == t["rounds"]
+            # A game's ladder points are JSON numbers here too, those of the game's own record.
+            for e in (e for e in events if e["type"] == "game_recorded"):
+                checked = check_record(
+                    client.get(f"/api/v1/games/{e['data']['game_id']}/record").json()
+                )[1]
+                by_seat = [points for _who, points in e["data"]["points"]]
+                assert all(type(p) in (int, float) for p in by_seat), e
+                if not e["data"]["forfeited"]:
+                    assert by_seat == checked["ladder_points"], (e, checked)
             resumed = _events(client, tid, {"last-event-id": "3"})
             assert resumed == events[3:]
             board = client.get("/api/v1/leaderboard").json()

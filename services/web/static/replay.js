@@ -207,7 +207,7 @@
     var tn = k === 0 ? 0 : Math.floor((k - 1) / 4) + 1;
     document.getElementById("trick-no").textContent = tn + " / " + ((d.tricks || []).length);
     document.getElementById("position").textContent =
-      T.deal + " " + (di + 1) + "/" + data.deals.length + " · " + T.card + " " + k + "/" + ps.length;
+      T.deal + " " + d.deal + (d.attempt ? "." + d.attempt : "") + "/" + data.deal_count + " · " + T.card + " " + k + "/" + ps.length;
     document.getElementById("btn-prev").disabled = di === 0 && k === 0;
     document.getElementById("btn-first").disabled = k === 0;
     document.getElementById("btn-prev-trick").disabled = di === 0 && k === 0;
