@@ -39,7 +39,7 @@ from services.schemas import (
     RecordImportLine,
     RecordImportReport,
 )
-from tournament.games import stream_id
+from tournament.games import GameRepository, LruStates, stream_id
 
 NDJSON = "application/x-ndjson"
 # An NDJSON import of many games: at most this many bytes a request (Content-Length is
@@ -215,7 +215,8 @@ class RecordController(Controller):
         if not principal.is_admin:
             raise Forbidden("only the admin imports records")
         check_origin(origin)
-        importer = RecordImporter(services.repo)
+        # A repository of its own: checking ids of a large import must not fill the live cache.
+        importer = RecordImporter(GameRepository(services.store, LruStates(size=4)))
         if not _is_ndjson(request):
             raw = bytearray()
             async for chunk in request.stream():

@@ -29,6 +29,7 @@ from domain.view import Action, SeatView
 from services.app import create_app
 from services.database import upgrade_all
 from services.play.watcher import game_changes
+from services.record_export import RecordExport, Selection
 from services.settings import Settings, load_settings
 from tests.random_rules import random_rules
 from tests.service.conftest import SettingsFactory, _base
@@ -142,6 +143,23 @@ def test_the_round_trip_into_an_empty_database(
         assert (
             lines(client.get("/api/v1/games/export", params={"max": 2}).content) == (exported[:2])
         )
+        # A time range: from the unfinished game's start on, and before it.
+        store = client.app.state.king.store
+        info = store.stream_info(f"game-{games['open']}")
+        assert info is not None
+        at = {"since": info.created_at.isoformat()}
+        split = len(games["done"])
+        assert lines(client.get("/api/v1/games/export", params=at).content) == exported[split:]
+        before = {"until": info.created_at.isoformat()}
+        assert (
+            lines(client.get("/api/v1/games/export", params=before).content) == (exported[:split])
+        )
+        # Pages of two games: the same lines, keyset paging across pages.
+        paged = RecordExport(store, page=2)
+        assert b"".join(paged.lines(Selection(limit=None))) == everything.content
+        assert list(paged.lines(Selection(limit=3))) == [x + b"\n" for x in exported[:3]]
+        cut = Selection(player="house:heuristic", limit=None)
+        assert [x.rstrip() for x in paged.lines(cut)] == heuristic
 
     with TestClient(create_app(destination())) as client:
         assert client.get("/api/v1/games/export").content == b""
