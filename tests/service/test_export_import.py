@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from domain.playout import play_game
-from domain.record import to_record
+from domain.record import check_record, to_record
 from domain.rules import Rules
 from domain.view import Action, SeatView
 from services.app import create_app
@@ -397,3 +397,55 @@ def test_import_then_export_gives_back_the_same_bytes(
     assert client.get(f"/api/v1/games/{game_id}/record").content == body
     audit = client.get(f"/api/v1/games/{game_id}/audit").json()
     assert audit["ok"] is True and audit["replay"]["seed_checked"] is reveal
+
+
+BASE = _finished_record(99, reveal=False)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_a_record_is_stored_only_when_the_checker_accepts_it(
+    client: TestClient,  # type: ignore[type-arg]
+    data: st.DataObject,
+) -> None:
+    doc = orjson.loads(orjson.dumps(BASE))
+    deals = doc["deals"]
+    i = data.draw(st.integers(0, len(deals) - 1), label="deal")
+    entry = deals[i]
+    mutation = data.draw(
+        st.sampled_from(["swap", "drop", "card", "contract", "cut", "declarer", "key"]),
+        label="mutation",
+    )
+    plays = entry["plays"]
+    j = data.draw(st.integers(0, len(plays) - 2), label="play")
+    if mutation == "swap":
+        plays[j], plays[j + 1] = plays[j + 1], plays[j]
+    elif mutation == "drop":
+        del plays[j]
+    elif mutation == "card":
+        plays[j] = data.draw(st.sampled_from(["AS", "2C", "QH", "1X", "", 7]), label="card")
+    elif mutation == "contract":
+        entry["contract"] = data.draw(st.sampled_from(["no_tricks", "trump_S", "nope"]))
+    elif mutation == "cut":
+        del deals[i + 1 :]
+    elif mutation == "declarer":
+        entry["declarer"] = data.draw(st.integers(-1, 4), label="declarer")
+    else:
+        entry[data.draw(st.sampled_from(["plyas", "hands"]), label="key")] = None
+    before = client.get("/api/v1/games/export").content
+    verdict, _ = check_record(doc)
+    r = client.post("/api/v1/records", json=doc, headers=ADMIN_HEADERS)
+    assert r.status_code < 500, r.text
+    if verdict != 0:
+        assert r.status_code in (400, 422), r.text
+        assert r.json()["code"] and r.json()["detail"]
+        assert client.get("/api/v1/games/export").content == before
+    elif r.status_code in (200, 201):
+        line = client.get(f"/api/v1/games/{r.json()['game_id']}/record").content
+        assert check_record(orjson.loads(line)) == check_record(doc)  # the same game
+    else:  # valid, but stopped inside a deal
+        assert r.status_code == 422 and r.json()["code"] == "deal_in_progress", r.text
