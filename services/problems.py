@@ -29,6 +29,7 @@ from services.record_export import UnknownTournament
 from services.record_import import (
     RecordIdTaken,
     RecordImportError,
+    RecordNotJSON,
     RecordNotStorable,
     RecordRefused,
     RecordTooLarge,
@@ -249,7 +250,8 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     PlayerNotFound: _simple("not-found"),
     Conflict: _simple("conflict"),
     PlayerExists: _simple("conflict"),
-    RecordImportError: _record("bad-record"),
+    RecordImportError: _record("record-refused"),
+    RecordNotJSON: _record("bad-record"),
     RecordTooLarge: _record("body-too-large"),
     RecordRefused: _record("record-refused"),
     RecordNotStorable: _record("record-refused"),

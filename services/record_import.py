@@ -70,6 +70,10 @@ class RecordMalformed(RecordImportError, ValueError):
     """Not JSON, not a king-record/1 document, or too large (the checker's `malformed`)."""
 
 
+class RecordNotJSON(RecordMalformed):
+    """A body or line that is not JSON at all (HTTP 400: it does not fit the document)."""
+
+
 class RecordTooLarge(RecordMalformed):
     """A record (or a line of an import) beyond MAX_RECORD_BYTES (HTTP 413)."""
 
@@ -120,7 +124,7 @@ def parse_json(raw: bytes) -> object:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise RecordMalformed(f"not JSON: {exc}") from None
+        raise RecordNotJSON(f"not JSON: {exc}") from None
 
 
 class RecordImporter:

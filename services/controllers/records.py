@@ -7,10 +7,14 @@ import asyncio
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
 from litestar.params import Parameter, QueryParameter
 from litestar.response import Stream
 
@@ -18,12 +22,16 @@ from domain.game import Phase
 from eventstore import EventStore
 from services.container import Services
 from services.content_type import require_json
-from services.controllers.deps import PrincipalDep, ServicesDep
-from services.play.service import Forbidden
+from services.controllers.deps import ServicesDep, provide_admin
+from services.identity import Principal
+from services.openapi import ALSO_AS, REF_TEMPLATE, problems
+from services.problems import Unprocessable
 from services.record_export import DEFAULT_GAMES, MAX_GAMES, RecordExport, Selection
 from services.record_import import (
     DEFAULT_ORIGIN,
+    GAME_ID,
     MAX_RECORD_BYTES,
+    ORIGIN,
     Imported,
     RecordImporter,
     RecordImportError,
@@ -42,6 +50,11 @@ from services.schemas import (
 from tournament.games import GameRepository, LruStates, stream_id
 
 NDJSON = "application/x-ndjson"
+# An ISO 8601 time as `datetime.fromisoformat` reads it: a date, a time, a zone.
+ISO_TIME = (
+    r"^\d{4}-\d{2}-\d{2}"
+    r"([T ]\d{2}(:\d{2}(:\d{2}([.,]\d{1,6})?)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$"
+)
 # An NDJSON import of many games: at most this many bytes a request (Content-Length is
 # checked before anything is read) and MAX_GAMES records.
 IMPORT_MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -113,6 +126,18 @@ async def imported_detail(services: Services, game_id: str) -> ImportedGameDetai
 # --- the routes --------------------------------------------------------------------------
 
 
+def _time(text: str | None) -> datetime | None:
+    """A query's ISO 8601 time (a time without a zone is UTC); 422 for one that fits the
+    pattern but names no moment (month 13)."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise Unprocessable(f"{text!r} is not a time") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def _imported(result: Imported) -> RecordImported:
     return RecordImported(result.game_id, result.status, result.origin, result.finished)
 
@@ -153,20 +178,52 @@ async def _lines(request: Request[Any, Any, Any]) -> AsyncIterator[bytes | None]
         yield bytes(held)
 
 
+@dataclass
+class ImportOperation(Operation):
+    """The import's operation: its body is read as a stream (so it has no `data` parameter for
+    Litestar to describe), one king-record/1 document or NDJSON of many."""
+
+    def __post_init__(self) -> None:
+        document = Schema(
+            type=OpenAPIType.OBJECT,
+            required=["format"],
+            description="one king-record/1 document (docs/RECORD.md)",
+        )
+        many = Schema(type=OpenAPIType.STRING, description="king-record/1 documents, one a line")
+        self.request_body = RequestBody(
+            required=True,
+            content={
+                "application/json": OpenAPIMediaType(schema=document),
+                NDJSON: OpenAPIMediaType(schema=many),
+            },
+        )
+
+
+# The 200 answer: one record found stored already, or the report of an NDJSON import.
+_ONE_OR_MANY = {
+    "oneOf": [
+        {"$ref": REF_TEMPLATE.format(name="RecordImported")},
+        {"$ref": REF_TEMPLATE.format(name="RecordImportReport")},
+    ]
+}
+
+
 class RecordController(Controller):
     path = "/api/v1"
     tags = ("records",)
 
-    @get("/games/export", media_type=NDJSON)
+    @get("/games/export", media_type=NDJSON, responses=problems(404, 422))
     async def export_records(
         self,
         services: ServicesDep,
         tournament: Annotated[str | None, Parameter(max_length=200)] = None,
         player: Annotated[str | None, Parameter(max_length=60)] = None,
         since: Annotated[
-            datetime | None, Parameter(description="ISO 8601; without a zone: UTC")
+            str | None, Parameter(pattern=ISO_TIME, description="ISO 8601; no zone: UTC")
         ] = None,
-        until: Annotated[datetime | None, Parameter(description="ISO 8601, excluded")] = None,
+        until: Annotated[
+            str | None, Parameter(pattern=ISO_TIME, description="ISO 8601, excluded")
+        ] = None,
         max_games: Annotated[int, QueryParameter(name="max", ge=1, le=MAX_GAMES)] = DEFAULT_GAMES,
     ) -> Stream:
         """Public king-record/1 documents as NDJSON, one a line, oldest game first: each line
@@ -174,7 +231,7 @@ class RecordController(Controller):
         tournament, seated player, and the time the game's stream was created (since
         included, until excluded); at most `max` records (default 1000, at most 10000)."""
         export = RecordExport(services.store)
-        selection = Selection(tournament, player, since, until, max_games)
+        selection = Selection(tournament, player, _time(since), _time(until), max_games)
         ids = None
         if tournament is not None:  # UnknownTournament: 404 before anything is sent
             ids = await asyncio.to_thread(export.tournament_games, tournament)
@@ -199,21 +256,26 @@ class RecordController(Controller):
         status_code=200,
         before_request=json_or_ndjson,
         request_max_body_size=IMPORT_MAX_BODY_BYTES,
+        dependencies={"admin": Provide(provide_admin)},
+        operation_class=ImportOperation,
+        responses={
+            201: ResponseSpec(RecordImported, description="One record, stored now."),
+            **problems(400, 409, 413, 415, 422),
+        },
+        opt={ALSO_AS: {"application/json": _ONE_OR_MANY}},
     )
     async def import_records(
         self,
         request: Request[Any, Any, Any],
         services: ServicesDep,
-        principal: PrincipalDep,
-        origin: Annotated[str, Parameter(max_length=64)] = DEFAULT_ORIGIN,
-        game_id: Annotated[str | None, QueryParameter(name="id", max_length=64)] = None,
-    ) -> Response[Any]:
+        admin: NamedDependency[Principal],
+        origin: Annotated[str, Parameter(pattern=ORIGIN.pattern)] = DEFAULT_ORIGIN,
+        game_id: Annotated[str | None, QueryParameter(name="id", pattern=GAME_ID.pattern)] = None,
+    ) -> Response[RecordImported | RecordImportReport]:
         """Store king-record/1 games made elsewhere (admin). One JSON document
         (`application/json`): 201 and the game, 200 when the same record is stored already,
         else a problem with the reason. NDJSON (`application/x-ndjson`): each record on its
         own (the good ones are stored), and a report line by line."""
-        if not principal.is_admin:
-            raise Forbidden("only the admin imports records")
         check_origin(origin)
         # A repository of its own: checking ids of a large import must not fill the live cache.
         importer = RecordImporter(GameRepository(services.store, LruStates(size=4)))

@@ -308,7 +308,8 @@ def test_one_document_and_its_problems(make_settings: SettingsFactory) -> None:
         )
         assert r.status_code == 400 and r.json()["code"] == "malformed"
         r = client.post("/api/v1/records", json={"format": "king-record/2"}, headers=ADMIN_HEADERS)
-        assert r.status_code == 400 and "format" in r.json()["detail"]
+        assert r.status_code == 422 and r.json()["code"] == "malformed"
+        assert "format" in r.json()["detail"]
         r = client.post("/api/v1/records?origin=no%20spaces", json=doc, headers=ADMIN_HEADERS)
         assert r.status_code == 400
         huge = b'{"format": "king-record/1", "deals": [], "pad": "' + b"x" * (1024 * 1024) + b'"}'
