@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.cards import FULL_DECK, UnknownCard, card_name, cards_of, mask_of, parse_card
 from domain.deal import scores as deal_scores
+from domain.events import Event
 from domain.game import (
     AskRedeal,
     CommandError,
@@ -23,6 +24,7 @@ from domain.game import (
     Phase,
     Play,
     RedealtHands,
+    RevealSeed,
     StartDeal,
     run,
 )
@@ -190,17 +192,41 @@ def check_record(doc: object) -> tuple[int, dict[str, Any]]:
 
 def replay_record(record: Record) -> tuple[GameState, dict[str, Any] | None]:
     """Play a parsed record through the core: the final state, and the first error if any."""
+    return _replay(record, None, None)
+
+
+def record_events(
+    record: Record, game_id: str
+) -> tuple[GameState, list[Event], dict[str, Any] | None]:
+    """The events a game stream `game-<game_id>` holds for a parsed record, as the core
+    decides them (created, dealt, declared, played, and the derived facts), the final state,
+    and the first error as `check_record` gives it (then the events stop before it). A record
+    with a shuffle whose game is over ends with the seed's reveal, as a game played here does:
+    its audit then re-derives every hand from the seed."""
+    events: list[Event] = []
+    state, error = _replay(record, game_id, events)
+    if error is None and record.shuffle is not None and state.phase is Phase.OVER:
+        state, out = run(state, RevealSeed(record.shuffle.seed.hex()))
+        assert not isinstance(out, Violation)  # the commitment is the seed's own
+        events += out
+    return state, events, error
+
+
+def _replay(
+    record: Record, game_id: str | None, sink: list[Event] | None
+) -> tuple[GameState, dict[str, Any] | None]:
     sh = record.shuffle
     create = CreateGame(
-        game_id=sh.game_id if sh else "record",
-        shuffle_id=sh.game_id if sh else "record",
+        game_id=game_id or (sh.game_id if sh else "record"),
+        shuffle_id=sh.game_id if sh else (game_id or "record"),
         players=record.players,
         rules=record.rules,
         commitment=commitment(sh.seed) if sh else "",
         client_seed=sh.client_seed if sh else "",
         shuffle=ALGORITHM if sh else "explicit",
     )
-    state, _ = run(GameState(), create)
+    state, created = run(GameState(), create)
+    _keep(sink, created)
     for i, entry in enumerate(record.deals):
         if state.phase is Phase.PLAYING:
             v = Violation("deal_not_finished", "the previous deal has not ended")
@@ -220,7 +246,8 @@ def replay_record(record: Record) -> tuple[GameState, dict[str, Any] | None]:
             hands = derived
         assert hands is not None  # parse_record requires hands without a shuffle
         try:
-            state, _ = run(state, StartDeal(hands))
+            state, dealt = run(state, StartDeal(hands))
+            _keep(sink, dealt)
         except CommandError as exc:  # parse_record already checked the 52 cards
             raise MalformedRecord(str(exc)) from None
         if entry.declarer is not None and entry.declarer != state.declarer:
@@ -234,12 +261,19 @@ def replay_record(record: Record) -> tuple[GameState, dict[str, Any] | None]:
         state, out = run(state, command)
         if isinstance(out, Violation):
             return state, _error(i, None, out)
+        _keep(sink, out)
         for j, c in enumerate(entry.plays):
             seat = state.to_move
             state, out = run(state, Play(seat if seat is not None else 0, c))
             if isinstance(out, Violation):
                 return state, _error(i, j, out)
+            _keep(sink, out)
     return state, None
+
+
+def _keep(sink: list[Event] | None, out: list[Event] | Violation) -> None:
+    if sink is not None and not isinstance(out, Violation):
+        sink.extend(out)
 
 
 def summary(state: GameState) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from services.controllers.deps import (
 from services.controllers.games import GameController
 from services.controllers.health import HealthController
 from services.controllers.players import PlayerController
+from services.controllers.records import RecordController
 from services.controllers.streams import StreamController
 from services.controllers.tournaments import LeaderboardController, TournamentController
 from services.database import open_store
@@ -81,6 +82,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         route_handlers=[
             PlayerController,
             GameController,
+            RecordController,
             StreamController,
             HealthController,
             TournamentController,

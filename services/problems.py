@@ -26,7 +26,16 @@ from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, Malfor
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
-from services.schemas import Problem, StrikeOut
+from services.record_export import UnknownTournament
+from services.record_import import (
+    RecordIdTaken,
+    RecordImportError,
+    RecordNotJSON,
+    RecordNotStorable,
+    RecordRefused,
+    RecordTooLarge,
+)
+from services.schemas import Problem, RecordProblem, StrikeOut
 from tournament.games import GameBusy, GameFailed, GameNotFound
 
 PROBLEM_JSON = "application/problem+json"
@@ -51,6 +60,8 @@ KINDS: dict[str, tuple[int, str]] = {
     "unsupported-media-type": (415, "unsupported media type"),
     "unprocessable": (422, "unprocessable request"),
     "illegal-action": (422, "illegal action"),
+    "bad-record": (400, "bad record"),
+    "record-refused": (422, "record refused"),
     "bad-table": (422, "bad table"),
     "bad-bot-url": (422, "bad bot URL"),
     "idempotency-key-reused": (422, "idempotency key reused"),
@@ -137,6 +148,34 @@ def _illegal(_: Request[Any, Any, Any], exc: IllegalAction) -> Response[Any]:
         message=v.message,
         strike=strike_out(exc.strike),
     )
+
+
+def _record(kind: str) -> Any:
+    """A record an import does not store: its `code`, and for a rule the checker's `rule`,
+    `deal`, `play` and `message` (RECORD.md); the id when it is taken."""
+    status, title = KINDS[kind]
+
+    def handler(_: Request[Any, Any, Any], exc: RecordImportError) -> Response[Any]:
+        extra: dict[str, Any] = {}
+        if isinstance(exc, RecordRefused):
+            e = exc.error
+            extra = {"rule": e.get("rule"), "deal": e.get("deal"), "play": e.get("play")}
+            extra["message"] = e.get("message")
+        if isinstance(exc, RecordIdTaken):
+            extra["game_id"] = exc.game_id
+        body = RecordProblem(
+            type=type_uri(kind),
+            title=title,
+            status=status,
+            detail=str(exc) or title,
+            code=exc.code,
+            **extra,
+        )
+        return Response(
+            content=msgspec.json.encode(body), status_code=status, media_type=PROBLEM_JSON
+        )
+
+    return handler
 
 
 def _simple(kind: str) -> Any:
@@ -244,6 +283,13 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     PlayerNotFound: _simple("not-found"),
     Conflict: _simple("conflict"),
     PlayerExists: _simple("conflict"),
+    RecordImportError: _record("record-refused"),
+    RecordNotJSON: _record("bad-record"),
+    RecordTooLarge: _record("body-too-large"),
+    RecordRefused: _record("record-refused"),
+    RecordNotStorable: _record("record-refused"),
+    RecordIdTaken: _record("conflict"),
+    UnknownTournament: _simple("not-found"),
     GameBusy: _busy(
         "game_busy", "the game kept changing while this request was decided; send it again"
     ),

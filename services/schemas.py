@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from domain.contracts import Contract
 from services.api_types import PublicView, RuleChanges, SeatView
@@ -203,3 +203,63 @@ class Problem(Struct, omit_defaults=True):
     message: str | None = None
     strike: StrikeOut | None = None
     errors: list[ValidationError] | None = None
+
+
+class RecordProblem(Problem, omit_defaults=True):
+    """A record refused by an import: the checker's `deal` and `play` (either may be null:
+    `play` for a declaration, `deal` for a whole-record reason), and the game id if known."""
+
+    deal: int | UnsetType | None = UNSET
+    play: int | UnsetType | None = UNSET
+    game_id: str | None = None
+
+
+class ImportedGameOut(Struct):
+    """A game stored from a king-record/1 made elsewhere: not a table here (no time limit, no
+    creator), `origin` names where it came from. `status`: `over`, or `unfinished` (a record
+    of a game's first deals; nobody plays it on here)."""
+
+    id: str
+    status: str
+    seats: list[str]
+    rules: dict[str, Any]
+    client_seed: str
+    origin: str
+    imported_at: datetime
+
+
+class ImportedGameDetail(Struct):
+    game: ImportedGameOut
+    view: dict[str, Any] | None
+    version: int
+
+
+class RecordImported(Struct):
+    """One record stored (`stored`) or found stored already with the same content."""
+
+    game_id: str
+    status: Literal["stored", "already_stored"]
+    origin: str | None
+    finished: bool
+
+
+class RecordImportLine(Struct, omit_defaults=True):
+    """What became of one line of an NDJSON import: `error` when `refused`."""
+
+    line: int
+    status: Literal["stored", "already_stored", "refused"]
+    game_id: str | None = None
+    origin: str | None = None
+    error: dict[str, Any] | None = None
+
+
+class RecordImportReport(Struct):
+    """An NDJSON import, record by record. `complete` is false when the body held more
+    records than one request takes (the rest was not read)."""
+
+    origin: str
+    stored: int
+    already_stored: int
+    refused: int
+    complete: bool
+    results: list[RecordImportLine]

@@ -1,16 +1,20 @@
 """`king record check`: check a king-record/1 file against the rules; `king record export`:
-write a stored game's record."""
+write a stored game's record, or every game's (`--all`, `--tournament`) as NDJSON;
+`king record import`: store records made elsewhere (services.record_import)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from typing import Any, BinaryIO
 
 import orjson
 
 from domain.record import check_record
+from services.errors import UserError
 
 
 def register(sub: Any) -> None:
@@ -29,20 +33,66 @@ def register(sub: Any) -> None:
     check.set_defaults(handler=cmd_check)
     export = actions.add_parser(
         "export",
-        help="write a stored game's king-record/1 (what is public so far)",
+        help="write stored games' king-record/1 (what is public so far)",
         description=(
             "Writes the record of a game in the database: the deals that have ended with "
-            "their hands, and the seed once the game is over (the public record)."
+            "their hands, and the seed once the game is over (the public record). With --all "
+            "or --tournament, every such game's record as NDJSON, one a line, oldest game "
+            "first: each line the bytes GET /api/v1/games/{id}/record gives."
         ),
     )
-    export.add_argument("game_id", help="the game")
+    which = export.add_mutually_exclusive_group(required=True)
+    which.add_argument("game_id", nargs="?", default=None, help="the game")
+    which.add_argument("--all", action="store_true", help="every game, as NDJSON")
+    which.add_argument("--tournament", metavar="ID", help="a tournament's games, as NDJSON")
+    export.add_argument(
+        "--since", type=_moment, default=None, help="NDJSON: games created at or after (ISO 8601)"
+    )
+    export.add_argument(
+        "--until", type=_moment, default=None, help="NDJSON: games created before (ISO 8601)"
+    )
     export.add_argument(
         "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
     )
     export.add_argument(
-        "-o", "--output", default="-", help="output file (default: standard output)"
+        "-o",
+        "--out",
+        "--output",
+        dest="output",
+        default="-",
+        help="output file (default: standard output)",
     )
     export.set_defaults(handler=cmd_export)
+    imports = actions.add_parser(
+        "import",
+        help="store king-record/1 games made elsewhere",
+        description=(
+            "Reads one record (a JSON document) or many (NDJSON, one a line), checks each "
+            "against the rules and stores the good ones as games marked with their origin. "
+            "Prints one JSON line per record: stored, already_stored (the same record is in "
+            "the database) or refused (with the checker's reason). Exit 0 when none was "
+            "refused, 1 when some were, 2 when the input cannot be read."
+        ),
+    )
+    imports.add_argument("file", help="the records file, or - for standard input")
+    imports.add_argument(
+        "--origin", default="import", help="where the games come from (default: import)"
+    )
+    imports.add_argument(
+        "--id", dest="game_id", default=None, help="one record only: store it under this id"
+    )
+    imports.add_argument(
+        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
+    )
+    imports.set_defaults(handler=cmd_import)
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 # A record of a whole game is tens of kilobytes; the cap keeps an endless source (/dev/zero, a
@@ -163,26 +213,166 @@ def where_illegal(error: dict[str, Any]) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from domain.record import to_record
     from services.commands.audit import open_repository
-    from services.errors import UserError
-    from tournament.games import GameNotFound
 
     repo = open_repository(args.db)
     try:
-        state = repo.load(args.game_id)
-    except GameNotFound:
-        raise UserError(f"no game {args.game_id!r} in the database") from None
+        if args.game_id is not None:
+            return _write(args.output, [_one_record(repo, args.game_id)])
+        return _write(args.output, _all_records(repo.store, args))
     finally:
         repo.store.close()
-    data = orjson.dumps(to_record(state, public=True), option=orjson.OPT_INDENT_2) + b"\n"
-    if args.output == "-":
-        sys.stdout.buffer.write(data)
+
+
+def _one_record(repo: Any, game_id: str) -> bytes:
+    from domain.record import to_record
+    from services.errors import UserError
+    from tournament.games import GameNotFound
+
+    try:
+        state = repo.load(game_id)
+    except GameNotFound:
+        raise UserError(f"no game {game_id!r} in the database") from None
+    return orjson.dumps(to_record(state, public=True), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _all_records(store: Any, args: argparse.Namespace) -> Iterator[bytes]:
+    from services.errors import UserError
+    from services.record_export import RecordExport, Selection, UnknownTournament
+
+    export = RecordExport(store)
+    selection = Selection(args.tournament, None, args.since, args.until, limit=None)
+    if args.tournament is not None:
+        try:
+            export.tournament_games(args.tournament)  # says so before writing anything
+        except UnknownTournament as exc:
+            raise UserError(str(exc)) from None
+    return export.lines(selection)
+
+
+def _write(output: str, chunks: Iterable[bytes]) -> int:
+    from services.errors import UserError
+
+    if output == "-":
+        for chunk in chunks:
+            sys.stdout.buffer.write(chunk)
         sys.stdout.flush()
         return 0
     try:
-        with open(args.output, "wb") as fh:
-            fh.write(data)
+        with open(output, "wb") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
     except OSError as exc:
-        raise UserError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
     return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from services.database import open_store
+    from services.record_import import BadOrigin, RecordImporter, check_origin
+    from services.settings import load_settings
+    from tournament.games import GameRepository
+
+    try:
+        check_origin(args.origin)
+    except BadOrigin as exc:
+        raise UserError(f"--origin: {exc}") from None
+    try:
+        source = _open_source(args.file)
+    except OSError as exc:
+        where = "standard input" if args.file == "-" else args.file
+        raise UserError(f"cannot read {where}: {_reason(exc)}") from None
+    store = open_store(load_settings(database_url=args.db))
+    importer = RecordImporter(GameRepository(store))
+    counts = {"stored": 0, "already_stored": 0, "refused": 0}
+    try:
+        with source:
+            documents = _documents(source)
+            for number, raw in documents:
+                line = _import_one(importer, raw, args.origin, args.game_id)
+                counts[line["status"]] += 1
+                sys.stdout.buffer.write(orjson.dumps({"line": number, **line}) + b"\n")
+                sys.stdout.flush()
+    finally:
+        store.close()
+    summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items())
+    print(f"king record import: {summary}", file=sys.stderr)
+    return 1 if counts["refused"] else 0
+
+
+def _open_source(path: str) -> BinaryIO:
+    if path == "-":
+        if sys.stdin is None:
+            raise OSError("standard input is closed")
+        return sys.stdin.buffer
+    return open(path, "rb")
+
+
+def _import_one(importer: Any, raw: bytes | None, origin: str, game_id: str | None) -> Any:
+    from services.record_import import (
+        MAX_RECORD_BYTES,
+        RecordImportError,
+        RecordRefused,
+        RecordTooLarge,
+    )
+
+    try:
+        if raw is None:
+            raise RecordTooLarge(f"a record is at most {MAX_RECORD_BYTES // 1024} KiB")
+        result = importer.import_bytes(raw, origin, game_id)
+    except RecordImportError as exc:
+        error = dict(exc.error) if isinstance(exc, RecordRefused) else {"message": str(exc)}
+        error.setdefault("code", exc.code)
+        out: dict[str, Any] = {"status": "refused", "error": error}
+        taken = getattr(exc, "game_id", None)
+        if taken is not None:
+            out["game_id"] = taken
+        return out
+    return {"status": result.status, "game_id": result.game_id, "origin": result.origin}
+
+
+def _documents(source: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, record bytes) of the input: one JSON document (pretty-printed or not),
+    or NDJSON, told apart by whether the first line that is not blank is JSON by itself.
+    None for a line beyond MAX_RECORD_BYTES (not held, only skipped)."""
+    from services.record_import import MAX_RECORD_BYTES
+
+    number = 0
+    for number, line in _lines(source, MAX_RECORD_BYTES):  # noqa: B007 (used after)
+        if line is None or line.strip():
+            break
+    else:
+        return
+    if line is not None and not _is_json(line):  # a document over several lines
+        rest = source.read(MAX_RECORD_BYTES + 1 - len(line))
+        yield number, line + rest if len(line) + len(rest) <= MAX_RECORD_BYTES else None
+        return
+    yield number, line
+    for later, text in _lines(source, MAX_RECORD_BYTES, start=number):
+        if text is None or text.strip():
+            yield later, text
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _lines(source: BinaryIO, limit: int, start: int = 0) -> Iterator[tuple[int, bytes | None]]:
+    """Numbered lines with their newline kept (so a document's lines join back as they were);
+    None for one longer than `limit`, whose rest is read and dropped."""
+    number = start
+    while True:
+        line = source.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = source.readline(64 * 1024)
+            yield number, None
+            continue
+        yield number, line

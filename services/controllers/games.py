@@ -18,12 +18,22 @@ from services.caching import cached_json, settled
 from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
+from services.controllers.records import game_origin, imported_detail, with_origin
 from services.idempotency import KEY_DOC_PATTERN, KEY_HEADER, Scope, fingerprint, parse_key
 from services.openapi import NOT_MODIFIED, answer, problems
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
 from services.problems import BadRequest, IllegalAction, render, strike_out
-from services.schemas import ActionIn, ActionOut, GameCreate, GameDetail, GameOut, SeatViewOut
+from services.schemas import (
+    ActionIn,
+    ActionOut,
+    GameCreate,
+    GameDetail,
+    GameOut,
+    ImportedGameDetail,
+    SeatViewOut,
+)
+from tournament.games import GameNotFound
 
 Status = Literal["created", "live", "over"]
 
@@ -77,9 +87,18 @@ class GameController(Controller):
         return [game_out(i) for i in await services.games.list_games(status, player, limit, offset)]
 
     @get("/{game_id:str}", responses=problems(409))
-    async def get_game(self, game_id: FromPath[str], services: ServicesDep) -> GameDetail:
-        """The table and the public view (played cards only; no hand before its deal ends)."""
-        info = await services.games.info(game_id)
+    async def get_game(
+        self, game_id: FromPath[str], services: ServicesDep
+    ) -> GameDetail | ImportedGameDetail:
+        """The table and the public view (played cards only; no hand before its deal ends).
+        A game imported from a king-record/1 has no table: its `origin` is shown instead."""
+        try:
+            info = await services.games.info(game_id)
+        except GameNotFound:
+            imported = await imported_detail(services, game_id)
+            if imported is None:
+                raise
+            return imported
         if info.status == "created":
             return GameDetail(game_out(info), None, 0)
         state = await services.games.load(game_id)
@@ -205,7 +224,8 @@ class GameController(Controller):
         same database export too. A strong ETag (`If-None-Match` gets 304); once the game is
         over and its seed revealed, `Cache-Control: public, immutable`."""
         state = await services.games.load(game_id)
-        return cached_json(request, to_record(state, public=True), final=settled(state))
+        response = cached_json(request, to_record(state, public=True), final=settled(state))
+        return with_origin(response, await game_origin(services, game_id))
 
     @get(
         "/{game_id:str}/audit",
@@ -234,7 +254,9 @@ class GameController(Controller):
         if not report.ok:
             services.metrics.audit_failures.inc()
         settled_game = over and report.replay.finished and report.replay.seed_checked
-        return cached_json(request, report.to_dict(), final=settled_game)
+        origin = await game_origin(services, game_id)
+        body = report.to_dict() if origin is None else {**report.to_dict(), "origin": origin}
+        return with_origin(cached_json(request, body, final=settled_game), origin)
 
 
 async def _is_over(services: Services, game_id: str) -> bool:

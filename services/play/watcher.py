@@ -24,6 +24,7 @@ from eventstore import EventStore, RecordedEvent
 from eventstore.subscription import CatchUpSubscription
 from services.observability import error_fields, get_logger
 from services.play.service import GameService
+from services.record_import import origin_of
 from tournament.games import STREAM_PREFIX
 
 log = get_logger("king.watcher")
@@ -53,7 +54,9 @@ def game_changes(batch: Sequence[RecordedEvent]) -> GameChanges:
         game_id = recorded.stream_id[len(STREAM_PREFIX) :]
         changes.versions[game_id] = max(changes.versions.get(game_id, 0), recorded.version)
         changes.records.setdefault(game_id, []).append(recorded)
-        if recorded.type == _CREATED:
+        if recorded.type == _CREATED and origin_of(recorded.meta) is None:
+            # An imported game (its first event names its origin) is a record: nobody
+            # drives it, so no process is told to claim it.
             changes.created.append(game_id)
         elif recorded.type == _OVER:
             changes.over.append(game_id)
