@@ -28,6 +28,7 @@ from services.controllers.deps import (
 )
 from services.controllers.games import GameController
 from services.controllers.health import HealthController
+from services.controllers.invitations import InvitationController
 from services.controllers.players import PlayerController
 from services.controllers.streams import StreamController
 from services.controllers.tournaments import LeaderboardController, TournamentController
@@ -75,6 +76,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             PlayerController,
             GameController,
             StreamController,
+            InvitationController,
             HealthController,
             TournamentController,
             LeaderboardController,

@@ -12,6 +12,7 @@ from services.bots.urls import UrlPolicy
 from services.identity import PlayerService
 from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
+from services.play.invitations import InvitationDesk
 from services.play.live import LiveGames
 from services.play.ownership import GameOwnership
 from services.play.service import GameService
@@ -42,6 +43,7 @@ class Services:
     closing: bool = field(default=False)
     tournaments: TournamentDesk | None = None
     scheduler: TournamentScheduler | None = None
+    invitations: InvitationDesk | None = None
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -81,7 +83,8 @@ def build_services(settings: Settings, store: EventStore) -> Services:
     )
     watcher = StoreWatcher(store, games, ownership.consider, settings.poll_seconds)
     tournaments = TournamentDesk(store, repo, players, games)
-    scheduler = TournamentScheduler(settings, tournaments, games)
+    invitations = InvitationDesk(games)
+    scheduler = TournamentScheduler(settings, tournaments, games, invitations)
     return Services(
         settings,
         store,
@@ -98,4 +101,5 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         token_file,
         tournaments=tournaments,
         scheduler=scheduler,
+        invitations=invitations,
     )

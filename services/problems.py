@@ -19,6 +19,12 @@ from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, Store
 from services.bots.urls import BadBotUrl
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
+from services.play.invitations import (
+    InvitationClosed,
+    InvitationNotFound,
+    InvitationsPending,
+    TableCancelled,
+)
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
 from services.schemas import Problem, StrikeOut
 from tournament.games import GameBusy, GameFailed, GameNotFound
@@ -71,6 +77,21 @@ def _illegal(_: Request[Any, Any, Any], exc: IllegalAction) -> Response[Any]:
 def _simple(status: int, title: str) -> Any:
     def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
         return problem(status, title, str(exc) or title)
+
+    return handler
+
+
+def _coded(status: int, title: str, slug: str) -> Any:
+    """A refusal with a `type` URI and the exception's `code` (invitations)."""
+
+    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        return problem(
+            status,
+            title,
+            str(exc) or title,
+            type=f"https://king.example/problems/{slug}",
+            code=getattr(exc, "code", slug.replace("-", "_")),
+        )
 
     return handler
 
@@ -149,6 +170,10 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     InvalidStreamIdError: _simple(404, "not found"),
     InvalidEventError: _simple(400, "bad request"),
     PlayerNotFound: _simple(404, "not found"),
+    InvitationNotFound: _coded(404, "not found", "invitation-not-found"),
+    InvitationClosed: _coded(409, "invitation closed", "invitation-closed"),
+    InvitationsPending: _coded(409, "invitations pending", "invitations-pending"),
+    TableCancelled: _coded(409, "table cancelled", "table-cancelled"),
     Conflict: _simple(409, "conflict"),
     PlayerExists: _simple(409, "conflict"),
     GameBusy: _busy(

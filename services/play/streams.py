@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 from domain.game import GameState, Phase
 from domain.view import seat_view
+from services.identity import Principal
 from services.play.driver import iso
+from services.play.invitations import PENDING, Invitation, InvitationNotFound, describe
 from services.play.live import Message, StreamFormat, encode, messages
-from services.play.service import GameService
+from services.play.service import GameInfo, GameService
 from tournament.games import stream_id, to_domain_event
 
 __all__ = [
@@ -152,8 +154,10 @@ async def player_stream(
     poll_seconds: float,
     keepalive_seconds: float,
 ) -> AsyncIterator[bytes]:
-    """`game_started` / `game_over` notices for the player's games (not resumable)."""
+    """`game_started` / `game_over` notices for the player's games, and `invitation` /
+    `invitation_closed` for the invitations addressed to the player (not resumable)."""
     live: dict[str, list[str]] = {}
+    invited: dict[str, Invitation] = {}
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
@@ -175,6 +179,7 @@ async def player_stream(
                     encode({"id": None, "type": "game_over", "data": {"game_id": game_id}}, fmt)
                 )
         live = current
+        invited = await invitation_notices(games, player_id, invited, fmt, out)
         if out:
             yield b"".join(out)
             last_sent = time.monotonic()
@@ -182,3 +187,40 @@ async def player_stream(
         if not woke and time.monotonic() - last_sent >= keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()
+
+
+async def invitation_notices(
+    games: GameService,
+    player_id: str,
+    seen: dict[str, Invitation],
+    fmt: StreamFormat,
+    out: list[bytes],
+) -> dict[str, Invitation]:
+    """Add an `invitation` notice for each pending invitation to the player not yet told of,
+    and an `invitation_closed` one for each told of that is no longer pending; the pending
+    ones now. Each notice's `data` is the invitation as `GET /api/v1/invitations/{id}`
+    shows it."""
+    book = games.invitations
+    pending = await asyncio.to_thread(book.received, player_id, PENDING, 500)
+    current = {i.id: i for i in pending}
+    for invitation_id, invitation in current.items():
+        if invitation_id not in seen:
+            data = describe(invitation, await _table(games, invitation.game_id))
+            out.append(encode({"id": None, "type": "invitation", "data": data}, fmt))
+    for invitation_id, before in seen.items():
+        if invitation_id in current:
+            continue
+        try:
+            now = await asyncio.to_thread(book.get, invitation_id, Principal(player_id))
+        except InvitationNotFound:
+            now = before
+        data = describe(now, await _table(games, now.game_id))
+        out.append(encode({"id": None, "type": "invitation_closed", "data": data}, fmt))
+    return current
+
+
+async def _table(games: GameService, game_id: str) -> GameInfo | None:
+    try:
+        return await games.info(game_id)
+    except LookupError:
+        return None
