@@ -662,6 +662,7 @@ class TournamentScheduler:
         self.leader = False
         self._aps: Any = None
         self._tick_task: asyncio.Task[None] | None = None
+        self._sweep_task: asyncio.Task[None] | None = None
         self._finished: set[str] = set()
         self.last_error: str | None = None
 
@@ -706,10 +707,10 @@ class TournamentScheduler:
         if self._aps is not None:
             self._aps.shutdown(wait=False)
             self._aps = None
-        task = self._tick_task
-        if task is not None and not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(task), 30)
+        for task in (self._tick_task, self._sweep_task):
+            if task is not None and not task.done():
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(task), 30)
         if self.leader:
             await asyncio.to_thread(self.lock.release)
             self.leader = False
@@ -732,6 +733,7 @@ class TournamentScheduler:
         sweep's every change is conditional, so a second sweeper would change nothing)."""
         if not self.running or not self.leader or self.invitations is None:
             return
+        self._sweep_task = asyncio.current_task()
         try:
             await self.invitations.sweep()
         except Exception as exc:  # logged and tried again at the next firing

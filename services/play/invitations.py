@@ -354,8 +354,15 @@ class InvitationBook:
             return [_invitation(r) for r in conn.execute(query).all()]
 
     def _fresh(self, rows: list[Invitation], *where: ColumnElement[bool]) -> list[Invitation]:
-        """`rows` with expiry applied: read again if any expired."""
-        if self._expire(rows):
+        """`rows` with expiry applied to their whole tables (an accepted invitation is
+        closed when another of its table expires): read again if any expired."""
+        tables = {i.game_id for i in rows if i.status in (PENDING, ACCEPTED)}
+        if not tables:
+            return rows
+        due = self._rows(
+            T.c.game_id.in_(tables), T.c.status == PENDING, T.c.expires_at <= self.now()
+        )
+        if self._expire(due):
             return self._rows(*where)
         return rows
 
