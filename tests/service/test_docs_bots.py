@@ -80,9 +80,8 @@ def test_the_push_example_plays_a_game_and_a_match(
     wait_for(lambda: proc.poll() is None and _listening(url), "the example bot to listen")
     server = live_server(make_settings(decision_seconds=10))
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        owner = create_player(client, "owner")
-        create_player(client, "mybot", bot_url=url)
-        _play_one_game(client, owner, "mybot")
+        token = create_player(client, "mybot", bot_url=url)
+        _play_one_game(client, token, "mybot")  # the bot sets its table, as in the quick start
     register()  # what `king match` does first: bot URLs play as strategies
     result = run_match([url, "random"], 2, 1, Rules(mode="short12"))
     assert result.games == 2 and result.results[0].name == url
@@ -98,7 +97,6 @@ def test_the_kit_example_plays_a_game_by_pull(
     assert 'SERVICE = "http://127.0.0.1:8000"' in code
     code = code.replace('"http://127.0.0.1:8000"', repr(server.url))  # this test's service
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        owner = create_player(client, "owner")
         token = create_player(client, "mybot")
         run_bot("kit-bot", [token], code)
-        _play_one_game(client, owner, "mybot")
+        _play_one_game(client, token, "mybot")
