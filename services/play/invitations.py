@@ -38,7 +38,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from services.db.models import GameRow, InvitationRow
 from services.identity import Principal
-from services.observability import get_logger
+from services.observability import error_fields, get_logger
 from services.play.errors import Conflict, Forbidden, PlayError, TableError
 from services.play.house import is_house
 
@@ -453,7 +453,12 @@ class InvitationDesk:
     async def accept(self, invitation_id: str, principal: Principal) -> Invitation:
         invitation = await asyncio.to_thread(self.book.accept, invitation_id, principal)
         self.games.games_changed()
-        await self.start_if_ready(invitation.game_id)
+        try:
+            await self.start_if_ready(invitation.game_id)
+        except Exception as exc:  # the acceptance stands; the sweep starts the table later
+            log.warning(
+                "invited_table_start_failed", game_id=invitation.game_id, **error_fields(exc)
+            )
         return invitation
 
     async def decline(self, invitation_id: str, principal: Principal) -> Invitation:
