@@ -188,7 +188,10 @@ class GameService:
         if row is None:
             raise GameNotFound(f"no game {game_id!r}")
         info = _info(row)
-        self._infos[game_id] = info
+        if info.status != "created":
+            # A table may be started by any process (an invitation accepted there): nothing
+            # here would learn of it, so only a started game's info is kept.
+            self._infos[game_id] = info
         return info
 
     def _list(

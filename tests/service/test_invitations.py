@@ -487,3 +487,30 @@ def test_accept_and_cancel_race_to_one_winner(people: Any) -> None:
             with pytest.raises(TableCancelled):
                 book.consent(game_id, "ada", ["ada", "bo", HOUSE, HOUSE])
     assert sum(winners.values()) == 12
+
+
+def test_an_invitation_made_on_one_process_is_answered_on_another(
+    backend_settings: SettingsFactory,
+) -> None:
+    quiet = {"run_driver": False, "run_scheduler": False}
+    with (
+        TestClient(create_app(backend_settings(**quiet))) as a,
+        TestClient(create_app(backend_settings(**quiet))) as b,
+    ):
+        t = {p: create_player(a, p) for p in ("ada", "bo", "cem")}
+        made = table(a, t["ada"], ["ada", "bo", "cem", HOUSE])
+        ids = {i["invitee"]: i["id"] for i in made["invitations"]}
+        listed = b.get("/api/v1/me/invitations", headers=bearer(t["bo"])).json()["received"]
+        assert [i["id"] for i in listed] == [ids["bo"]]
+        assert (
+            b.post(f"/api/v1/invitations/{ids['bo']}/accept", headers=bearer(t["bo"])).json()[
+                "status"
+            ]
+            == "accepted"
+        )
+        # The answer is in the shared database: the other process refuses a second one.
+        again = a.post(f"/api/v1/invitations/{ids['bo']}/decline", headers=bearer(t["bo"]))
+        assert problem(again, 409)["code"] == "invitation_closed"
+        r = a.post(f"/api/v1/invitations/{ids['cem']}/accept", headers=bearer(t["cem"]))
+        assert r.status_code == 200 and r.json()["game_status"] == "live"
+        wait_for(lambda: status(b, made["game"]["id"]) == "live", "the other process to see it")
