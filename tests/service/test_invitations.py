@@ -25,7 +25,7 @@ from services.app import create_app, services_of
 from services.container import Services
 from services.db.models import InvitationRow
 from services.identity import Principal
-from services.play.invitations import InvitationClosed, TableCancelled
+from services.play.invitations import InvitationBook, InvitationClosed, TableCancelled
 from services.settings import load_settings
 from tests.service.conftest import SettingsFactory, _base
 from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_for
@@ -514,3 +514,54 @@ def test_an_invitation_made_on_one_process_is_answered_on_another(
         r = a.post(f"/api/v1/invitations/{ids['cem']}/accept", headers=bearer(t["cem"]))
         assert r.status_code == 200 and r.json()["game_status"] == "live"
         wait_for(lambda: status(b, made["game"]["id"]) == "live", "the other process to see it")
+
+
+def test_accept_cancel_and_expiry_race_to_one_winner(people: Any) -> None:
+    """Three processes at once: the invitee accepts, the inviter cancels, and a sweeper whose
+    clock says the invitation is due expires it. Exactly one takes effect."""
+    client, t = people
+    svc = services(client)
+    clock = set_clock(client)
+    book = svc.games.invitations
+    late = InvitationBook(svc.store.engines.write, now=lambda: clock() + timedelta(seconds=11))
+    outcomes: dict[str, int] = {}
+    for _ in range(12):
+        seats = ["ada", "bo", HOUSE, HOUSE]
+        made = table(client, t["ada"], seats, start=False, invitation_seconds=10)
+        game_id, inv = made["game"]["id"], made["invitations"][0]["id"]
+        gate = threading.Barrier(3)
+        won: dict[str, bool] = {}
+
+        def run(
+            kind: str,
+            gate: Any = gate,
+            inv: str = inv,
+            game_id: str = game_id,
+            won: dict[str, bool] = won,
+        ) -> None:
+            gate.wait()
+            try:
+                if kind == "accept":
+                    won[kind] = book.accept(inv, Principal("bo")).status == "accepted"
+                elif kind == "cancel":
+                    won[kind] = book.cancel(inv, Principal("ada")).status == "cancelled"
+                else:
+                    won[kind] = game_id in late.sweep()
+            except InvitationClosed:
+                won[kind] = False
+
+        threads = [threading.Thread(target=run, args=(k,)) for k in ("accept", "cancel", "sweep")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        final = book.get(inv, Principal("ada")).status
+        assert sum(won.values()) == 1, (won, final)
+        winner = next(k for k, v in won.items() if v)
+        assert final == {"accept": "accepted", "cancel": "cancelled", "sweep": "expired"}[winner]
+        outcomes[final] = outcomes.get(final, 0) + 1
+        if final != "accepted":
+            with pytest.raises(TableCancelled):
+                book.consent(game_id, "ada", ["ada", "bo", HOUSE, HOUSE])
+        clock.advance(11)  # every table from here on is due for `late` only after its own 10 s
+    assert sum(outcomes.values()) == 12
