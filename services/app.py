@@ -18,6 +18,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from eventstore import EventStore
+from services.allow import allow_middleware
 from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
@@ -34,6 +35,7 @@ from services.controllers.streams import StreamController
 from services.controllers.tournaments import LeaderboardController, TournamentController
 from services.database import open_store
 from services.observability import get_logger
+from services.openapi import operation_id, use_truthful_openapi
 from services.problems import EXCEPTION_HANDLERS
 from services.ratelimit import rate_limit_middleware
 from services.settings import Settings
@@ -71,7 +73,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
                 store.close()
             log.info("service_stopped")
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             PlayerController,
             GameController,
@@ -95,6 +97,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         lifespan=[lifespan],
         middleware=[
             server_timing_middleware,
+            allow_middleware,
             rate_limit_middleware(settings.rate_limit_per_second, settings.rate_limit_burst),
         ],
         request_max_body_size=settings.max_body_bytes,
@@ -109,7 +112,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
                     "bearer": SecurityScheme(type="http", scheme="bearer", description="API token")
                 }
             ),
-            security=[{"bearer": []}],
+            operation_id_creator=operation_id,
         ),
         state=State({"king": services}),
         debug=False,
@@ -117,6 +120,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         # go to the root logger, where the one handler of configure_logging renders them.
         logging_config=None,
     )
+    use_truthful_openapi(app)
+    return app
 
 
 def cors_config(settings: Settings) -> CORSConfig | None:
@@ -129,9 +134,9 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=origins,
         allow_methods=["GET", "POST", "PUT", "DELETE"],
-        allow_headers=["authorization", "content-type", "last-event-id"],
+        allow_headers=["authorization", "content-type", "last-event-id", "idempotency-key"],
         allow_credentials=False,
-        expose_headers=["Retry-After", "Server-Timing"],
+        expose_headers=["Retry-After", "Server-Timing", "Idempotent-Replayed"],
         max_age=600,
     )
 

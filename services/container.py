@@ -9,6 +9,7 @@ from pathlib import Path
 from eventstore import EventStore
 from services.bots.push import PushClient
 from services.bots.urls import UrlPolicy
+from services.idempotency import ActionKeys, Idempotency
 from services.identity import PlayerService
 from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
@@ -39,6 +40,7 @@ class Services:
     metrics: Metrics
     watcher: StoreWatcher
     ownership: GameOwnership
+    idempotency: Idempotency
     admin_token_file: Path | None = None
     closing: bool = field(default=False)
     tournaments: TournamentDesk | None = None
@@ -98,6 +100,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         metrics,
         watcher,
         ownership,
+        Idempotency(ActionKeys(store.engines.write)),
         token_file,
         tournaments=tournaments,
         scheduler=scheduler,

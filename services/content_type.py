@@ -1,16 +1,22 @@
-"""The API takes bodies as JSON only: a body sent as anything else is refused (415) before a
-handler sees it, so it can never be parsed as JSON by accident and never cost a strike."""
+"""The API takes bodies as JSON only, and exactly as the OpenAPI document describes them.
+
+A body sent as anything else is refused (415) before a handler sees it, so it can never be
+parsed as JSON by accident and never cost a strike. A JSON body is then checked strictly
+against the handler's body type: Litestar converts bodies leniently (it would take `0` for a
+boolean, `"3"` for a number), which would accept what the document says is invalid."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
+from litestar.handlers import HTTPRouteHandler
 
 from services.problems import problem
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-UNSUPPORTED = "https://king.example/problems/unsupported-media-type"
 
 
 def is_json(content_type: str) -> bool:
@@ -33,13 +39,56 @@ async def require_json(request: Request[Any, Any, Any]) -> Response[Any] | None:
     """Litestar `before_request`: a 415 problem for an API body that is not JSON."""
     if request.method not in BODY_METHODS or not request.url.path.startswith("/api/"):
         return None
-    if not _has_body(request) or is_json(request.headers.get("content-type", "")):
+    if not _has_body(request):
         return None
+    if is_json(request.headers.get("content-type", "")):
+        return await _strict(request)
     sent = request.headers.get("content-type", "").split(";", 1)[0].strip() or "none"
     return problem(
         415,
         "unsupported media type",
         f"the body must be JSON (Content-Type: application/json), not {sent[:80]}",
-        type=UNSUPPORTED,
-        code="unsupported_media_type",
+        kind="unsupported-media-type",
     )
+
+
+@cache
+def _body_type(handler: HTTPRouteHandler) -> Any:
+    data = handler.parsed_fn_signature.parameters.get("data")
+    return None if data is None else data.annotation
+
+
+def _integral(value: Any) -> Any:
+    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not: whole floats
+    become ints before the check (an int still fits a float field)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    return value
+
+
+async def _strict(request: Request[Any, Any, Any]) -> Response[Any] | None:
+    """A 400 problem for a JSON body that does not fit its type exactly; None if it fits (or
+    the handler takes no typed body), for Litestar to decode it as usual."""
+    handler = request.route_handler
+    body_type = _body_type(handler) if isinstance(handler, HTTPRouteHandler) else None
+    if body_type is None:
+        return None
+    try:
+        msgspec.convert(
+            _integral(msgspec.json.decode(await request.body())), body_type, strict=True
+        )
+    except msgspec.ValidationError as exc:
+        return problem(
+            400,
+            "bad request",
+            f"the body does not fit the document: {exc}",
+            code="invalid_request",
+            errors=[{"message": str(exc), "key": "data", "source": "body"}],
+        )
+    except msgspec.DecodeError:
+        return None  # not JSON at all: Litestar says so, as for any body
+    return None

@@ -1,4 +1,9 @@
-"""Every error as JSON problem details (RFC 9457): a status, a title and a reason.
+"""Every error as JSON problem details (RFC 9457): a status, a title, a reason, a `type` (one
+stable URI per kind of problem, listed in `KINDS`) and a machine-readable `code`.
+
+400 is for a request that does not fit the OpenAPI document (malformed JSON, a missing or
+mistyped field); 422 for one that fits it but is refused for what it asks (an illegal card, a
+table seating one player twice): so a client can tell its own bug from a refusal.
 
 No traceback reaches a client: unexpected errors are logged (type and game path only) and
 answered with a plain 500. A game or database too busy to decide in time is no bug: 503 with
@@ -17,6 +22,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from domain.violations import Violation
 from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, StoreUnavailable
 from services.bots.urls import BadBotUrl
+from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
 from services.play.invitations import (
@@ -31,11 +37,69 @@ from tournament.games import GameBusy, GameFailed, GameNotFound
 
 PROBLEM_JSON = "application/problem+json"
 BUSY_RETRY_SECONDS = 1
+PROBLEM_BASE = "https://king.example/problems/"
 log = get_logger("king.http")
+
+# Every kind of problem the API answers with: its slug (the `type` URI is PROBLEM_BASE + slug,
+# its default `code` the slug with underscores), status and title. docs/API.md lists them;
+# tests/service/test_problem_kinds.py checks that the two agree.
+KINDS: dict[str, tuple[int, str]] = {
+    "bad-request": (400, "bad request"),
+    "idempotency-key-malformed": (400, "bad request"),
+    "unauthorized": (401, "unauthorized"),
+    "forbidden": (403, "forbidden"),
+    "not-found": (404, "not found"),
+    "invitation-not-found": (404, "not found"),
+    "method-not-allowed": (405, "method not allowed"),
+    "conflict": (409, "conflict"),
+    "game-failed": (409, "game failed"),
+    "idempotency-key-in-progress": (409, "idempotency key in progress"),
+    "invitation-closed": (409, "invitation closed"),
+    "invitations-pending": (409, "invitations pending"),
+    "table-cancelled": (409, "table cancelled"),
+    "body-too-large": (413, "request body too large"),
+    "unsupported-media-type": (415, "unsupported media type"),
+    "unprocessable": (422, "unprocessable request"),
+    "illegal-action": (422, "illegal action"),
+    "bad-table": (422, "bad table"),
+    "bad-bot-url": (422, "bad bot URL"),
+    "idempotency-key-reused": (422, "idempotency key reused"),
+    "rate-limited": (429, "too many requests"),
+    "internal-error": (500, "internal error"),
+    "busy": (503, "service unavailable"),
+}
+_BY_STATUS = {
+    400: "bad-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    409: "conflict",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+    422: "unprocessable",
+    429: "rate-limited",
+    500: "internal-error",
+    503: "busy",
+}
+
+
+def kind_of(status: int) -> str:
+    """The general kind of a status (`bad-request` for an unlisted 4xx, `internal-error` for
+    an unlisted 5xx)."""
+    return _BY_STATUS.get(status, "bad-request" if status < 500 else "internal-error")
+
+
+def type_uri(kind: str) -> str:
+    return PROBLEM_BASE + kind
 
 
 class BadRequest(ValueError):
-    """A request the service understands but cannot accept (HTTP 400)."""
+    """A request that does not fit the API's shapes though it passed validation (HTTP 400)."""
+
+
+class Unprocessable(ValueError):
+    """A well-formed request the service refuses for what it asks (HTTP 422)."""
 
 
 class IllegalAction(Exception):
@@ -47,8 +111,19 @@ class IllegalAction(Exception):
         self.strike = strike
 
 
-def problem(status: int, title: str, detail: str, **extra: Any) -> Response[Any]:
-    body = Problem(title=title, status=status, detail=detail, **extra)
+def problem_body(
+    status: int, title: str, detail: str, *, kind: str | None = None, **extra: Any
+) -> Problem:
+    """The problem of `kind` (by default the status's general kind), its `type` and `code`."""
+    kind = kind or kind_of(status)
+    extra.setdefault("code", kind.replace("-", "_"))
+    return Problem(type=type_uri(kind), title=title, status=status, detail=detail, **extra)
+
+
+def problem(
+    status: int, title: str, detail: str, *, kind: str | None = None, **extra: Any
+) -> Response[Any]:
+    body = problem_body(status, title, detail, kind=kind, **extra)
     return Response(content=msgspec.json.encode(body), status_code=status, media_type=PROBLEM_JSON)
 
 
@@ -66,7 +141,7 @@ def _illegal(_: Request[Any, Any, Any], exc: IllegalAction) -> Response[Any]:
         422,
         "illegal action",
         v.message,
-        type="https://king.example/problems/illegal-action",
+        kind="illegal-action",
         code=v.code,
         rule=v.rule,
         message=v.message,
@@ -74,26 +149,48 @@ def _illegal(_: Request[Any, Any, Any], exc: IllegalAction) -> Response[Any]:
     )
 
 
-def _simple(status: int, title: str) -> Any:
+def _simple(kind: str) -> Any:
+    status, title = KINDS[kind]
+
     def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        return problem(status, title, str(exc) or title)
+        return problem(status, title, str(exc) or title, kind=kind)
 
     return handler
 
 
-def _coded(status: int, title: str, slug: str) -> Any:
-    """A refusal with a `type` URI and the exception's `code` (invitations)."""
+def _typed(kind: str, code: str, retry: int | None = None) -> Any:
+    """A problem of `kind` with its own `code` (the idempotency key's refusals)."""
+    status, title = KINDS[kind]
 
     def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        return problem(
-            status,
-            title,
-            str(exc) or title,
-            type=f"https://king.example/problems/{slug}",
-            code=getattr(exc, "code", slug.replace("-", "_")),
-        )
+        response = problem(status, title, str(exc), kind=kind, code=code)
+        if retry is not None:
+            response.headers["Retry-After"] = str(retry)
+        return response
 
     return handler
+
+
+def _coded(kind: str) -> Any:
+    """A problem of `kind` whose `code` the exception carries (the invitations' refusals)."""
+    status, title = KINDS[kind]
+
+    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        code = getattr(exc, "code", kind.replace("-", "_"))
+        return problem(status, title, str(exc) or title, kind=kind, code=code)
+
+    return handler
+
+
+def render(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The answer the app gives `exc` (the handler of its nearest class), for a handler that
+    keeps its answers (services.idempotency)."""
+    for cls in type(exc).__mro__:
+        handler = EXCEPTION_HANDLERS.get(cls)
+        if handler is not None:
+            response: Response[Any] = handler(request, exc)
+            return response
+    return _internal(request, exc)
 
 
 def _validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response[Any]:
@@ -101,7 +198,9 @@ def _validation(_: Request[Any, Any, Any], exc: ValidationException) -> Response
     clean = [e for e in errors or [] if isinstance(e, dict)]
     for e in clean:  # never echo the submitted value back (it may be anything)
         e.pop("value", None)
-    return problem(400, "bad request", str(exc.detail), errors=clean or None)
+    return problem(
+        400, "bad request", str(exc.detail), code="invalid_request", errors=clean or None
+    )
 
 
 def _http(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
@@ -121,7 +220,7 @@ def _busy(code: str, detail: str) -> Any:
             503,
             "service unavailable",
             detail,
-            type="https://king.example/problems/busy",
+            kind="busy",
             code=code,
         )
         response.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
@@ -142,40 +241,34 @@ def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
 
 
 def _title(status: int) -> str:
-    return {
-        400: "bad request",
-        401: "unauthorized",
-        403: "forbidden",
-        404: "not found",
-        405: "method not allowed",
-        409: "conflict",
-        413: "request body too large",
-        415: "unsupported media type",
-        422: "unprocessable request",
-        429: "too many requests",
-        503: "service unavailable",
-    }.get(status, "error")
+    return KINDS[kind_of(status)][1] if status in _BY_STATUS else "error"
 
 
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     IllegalAction: _illegal,
-    BadRequest: _simple(400, "bad request"),
-    TableError: _simple(400, "bad table"),
-    BadBotUrl: _simple(400, "bad bot URL"),
-    Forbidden: _simple(403, "forbidden"),
-    GameNotFound: _simple(404, "not found"),
+    BadRequest: _simple("bad-request"),
+    Unprocessable: _simple("unprocessable"),
+    TableError: _simple("bad-table"),
+    BadBotUrl: _simple("bad-bot-url"),
+    Forbidden: _simple("forbidden"),
+    GameNotFound: _simple("not-found"),
+    MalformedKey: _typed("idempotency-key-malformed", "bad_idempotency_key"),
+    KeyReused: _typed("idempotency-key-reused", "idempotency_key_reused"),
+    KeyInProgress: _typed(
+        "idempotency-key-in-progress", "idempotency_key_in_progress", RETRY_SECONDS
+    ),
     # A stored game that does not replay: its own requests say so; nothing else depends on it.
-    GameFailed: _simple(409, "game failed"),
+    GameFailed: _simple("game-failed"),
     # An id no stream can have (too long, bad characters) names nothing that exists.
-    InvalidStreamIdError: _simple(404, "not found"),
-    InvalidEventError: _simple(400, "bad request"),
-    PlayerNotFound: _simple(404, "not found"),
-    InvitationNotFound: _coded(404, "not found", "invitation-not-found"),
-    InvitationClosed: _coded(409, "invitation closed", "invitation-closed"),
-    InvitationsPending: _coded(409, "invitations pending", "invitations-pending"),
-    TableCancelled: _coded(409, "table cancelled", "table-cancelled"),
-    Conflict: _simple(409, "conflict"),
-    PlayerExists: _simple(409, "conflict"),
+    InvalidStreamIdError: _simple("not-found"),
+    InvalidEventError: _simple("unprocessable"),
+    PlayerNotFound: _simple("not-found"),
+    InvitationNotFound: _coded("invitation-not-found"),
+    InvitationClosed: _coded("invitation-closed"),
+    InvitationsPending: _coded("invitations-pending"),
+    TableCancelled: _coded("table-cancelled"),
+    Conflict: _simple("conflict"),
+    PlayerExists: _simple("conflict"),
     GameBusy: _busy(
         "game_busy", "the game kept changing while this request was decided; send it again"
     ),

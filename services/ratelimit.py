@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from services.schemas import Problem
+from services.problems import problem_body
 
 EXEMPT_PREFIXES = ("/health", "/metrics", "/schema")
 MAX_KEYS = 100_000
@@ -128,13 +128,11 @@ def rate_limit_middleware(rate: float, burst: int) -> Any:
                 return
             retry = max(1, math.ceil(wait))
             body = msgspec.json.encode(
-                Problem(
-                    title="too many requests",
-                    status=429,
-                    detail=(
-                        f"rate limit of {rate:g} requests/s per token (per address without "
-                        f"a known token): retry in {retry} s"
-                    ),
+                problem_body(
+                    429,
+                    "too many requests",
+                    f"rate limit of {rate:g} requests/s per token (per address without "
+                    f"a known token): retry in {retry} s",
                 )
             )
             await send(

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
 
+from domain.contracts import Contract
+
 PlayerId = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{1,39}$", examples=["ada"])]
 SeatOwner = Annotated[
     str,
@@ -112,20 +114,59 @@ class TableDetail(GameDetail):
     invitations: list[InvitationOut] = []
 
 
-class ActionIn(Struct, forbid_unknown_fields=True):
-    type: Literal["play", "declare", "redeal"]
-    card: Annotated[str, Meta(pattern="^[2-9TJQKA][SHDC]$")] | None = None
-    contract: Annotated[str, Meta(max_length=20)] | None = None
-    seat: Seat | None = None
-    version: Annotated[int, Meta(ge=0)] | None = None
+CardName = Annotated[
+    str, Meta(pattern="^[2-9TJQKA][SHDC]$", description="rank then suit", examples=["QS"])
+]
+ActionSeat = Annotated[
+    Seat | None,
+    Meta(description="the seat acting: needed only by a token holding two seats of the table"),
+]
+ActionVersion = Annotated[
+    Annotated[int, Meta(ge=0)] | None,
+    Meta(
+        description=(
+            "the game version the action answers (the view's `version`): an action for an "
+            "older version is refused (409) instead of being decided on a newer state"
+        )
+    ),
+]
+
+
+class PlayIn(Struct, tag_field="type", tag="play", forbid_unknown_fields=True):
+    """Play a card."""
+
+    card: CardName
+    seat: ActionSeat = None
+    version: ActionVersion = None
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        if self.card is not None:
-            out["card"] = self.card
-        if self.contract is not None:
-            out["contract"] = self.contract
-        return out
+        return {"type": "play", "card": self.card}
+
+
+class DeclareIn(Struct, tag_field="type", tag="declare", forbid_unknown_fields=True):
+    """Declare the deal's contract (the declarer only)."""
+
+    contract: Contract
+    seat: ActionSeat = None
+    version: ActionVersion = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "declare", "contract": self.contract.value}
+
+
+class RedealIn(Struct, tag_field="type", tag="redeal", forbid_unknown_fields=True):
+    """Ask for a redeal of a weak hand (where the rules allow it)."""
+
+    seat: ActionSeat = None
+    version: ActionVersion = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "redeal"}
+
+
+# One body per kind of action, told apart by `type`: a play without a card, or a declaration
+# without a contract, does not fit the document (400) rather than reaching the rules.
+ActionIn = PlayIn | DeclareIn | RedealIn
 
 
 class StrikeOut(Struct):
@@ -152,15 +193,25 @@ class SeatViewOut(Struct):
     view: dict[str, Any]
 
 
-class Problem(Struct, omit_defaults=True):
-    """RFC 9457 problem details; illegal actions add code, rule and message."""
+class ValidationError(Struct, omit_defaults=True):
+    """One reason a request did not fit the document: what was wrong, and where."""
 
+    message: str
+    key: str | None = None
+    source: str | None = None
+
+
+class Problem(Struct, omit_defaults=True):
+    """RFC 9457 problem details. `type` is one stable URI per kind of problem and `code` a
+    machine-readable reason; a rules refusal adds the rule id, its message and the strike it
+    cost, a request that does not fit the document every reason in `errors`."""
+
+    type: Annotated[str, Meta(examples=["https://king.example/problems/illegal-action"])]
     title: str
-    status: int
+    status: Annotated[int, Meta(ge=400, le=599)]
     detail: str
-    type: str = "about:blank"
-    code: str | None = None
-    rule: str | None = None
+    code: Annotated[str, Meta(examples=["must_follow_suit"])]
+    rule: Annotated[str, Meta(examples=["R-FOLLOW"])] | None = None
     message: str | None = None
     strike: StrikeOut | None = None
-    errors: list[dict[str, Any]] | None = None
+    errors: list[ValidationError] | None = None

@@ -5,8 +5,10 @@
 
 Streams are NDJSON; a dropped stream is reopened after the last event id it delivered. A 429
 or 503 answer is waited out as its `Retry-After` says (with jitter, so that many bots do not
-come back at the same instant), an action only while its turn's time lasts; resending an
-action is safe, as it names the version it was decided at.
+come back at the same instant), an action only while its turn's time lasts, and so is a
+failed connection. Resending an action is safe: it names the version it was decided at, and
+every resend of a decision carries that decision's own `Idempotency-Key`, so the service
+decides it once and answers a resend with the first answer.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -22,17 +25,33 @@ import orjson
 
 Decide = Callable[[dict[str, Any]], dict[str, Any]]
 RETRY_STATUSES = frozenset({429, 503})
+KEY_IN_PROGRESS = "idempotency_key_in_progress"
+ATTEMPTS = 8
 MAX_BACKOFF = 30.0
 
 
-def backoff(response: httpx.Response, attempt: int, rng: random.Random) -> float:
-    """How long to wait before asking again: the answer's `Retry-After` (seconds), else an
-    exponential step, either stretched by up to half again at random."""
+def backoff(response: httpx.Response | None, attempt: int, rng: random.Random) -> float:
+    """How long to wait before asking again: the answer's `Retry-After` (seconds), else (or
+    after a failed connection) an exponential step, either stretched by up to half again at
+    random."""
     try:
-        wait = float(response.headers.get("retry-after", ""))
+        wait = float(response.headers.get("retry-after", "") if response is not None else "")
     except ValueError:
         wait = 0.25 * 2**attempt
     return min(max(wait, 0.0) * (1 + rng.random() / 2), MAX_BACKOFF)
+
+
+def should_retry(response: httpx.Response) -> bool:
+    """A 429 or 503, or the 409 of a key whose first request is still being decided."""
+    if response.status_code in RETRY_STATUSES:
+        return True
+    if response.status_code != 409:
+        return False
+    try:
+        problem = response.json()
+    except ValueError:
+        return False
+    return isinstance(problem, dict) and problem.get("code") == KEY_IN_PROGRESS
 
 
 class PullBot:
@@ -112,10 +131,22 @@ class PullBot:
             self.errors.append(f"{game_id}: decide failed: {type(exc).__name__}")
             return
         body = {**action, "seat": turn["seat"], "version": turn["version"]}
+        # One key a decision, the same on every resend: a resend whose first try was decided
+        # (the answer lost on the way) gets that first answer, never a second decision.
+        headers = {"idempotency-key": str(uuid.uuid4())}
         ends = time.monotonic() + (turn.get("deadline_ms") or self.timeout * 1000) / 1000
-        for attempt in range(8):
-            response = client.post(f"/api/v1/games/{game_id}/actions", json=body)
-            if response.status_code not in RETRY_STATUSES:
+        for attempt in range(ATTEMPTS):
+            try:
+                response = client.post(
+                    f"/api/v1/games/{game_id}/actions", json=body, headers=headers
+                )
+            except httpx.TransportError:
+                wait = backoff(None, attempt, self.rng)
+                if attempt == ATTEMPTS - 1 or time.monotonic() + wait >= ends:
+                    raise
+                self.sleep(wait)
+                continue
+            if not should_retry(response):
                 break
             wait = backoff(response, attempt, self.rng)
             if time.monotonic() + wait >= ends:

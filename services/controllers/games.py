@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from litestar import Controller, Request, Response, get, post
-from litestar.params import FromPath, FromQuery, JSONBody, Parameter
+from litestar import Controller, MediaType, Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, Parameter
+from litestar.serialization import encode_json
 
 from domain.game import InconsistentEvent, Phase
 from domain.record import to_record
@@ -16,9 +18,11 @@ from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
 from services.controllers.invitations import invitation_out
+from services.idempotency import KEY_HEADER, Scope, fingerprint, parse_key
+from services.openapi import problems
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
-from services.problems import BadRequest, IllegalAction, strike_out
+from services.problems import BadRequest, IllegalAction, render, strike_out
 from services.schemas import (
     ActionIn,
     ActionOut,
@@ -49,7 +53,7 @@ class GameController(Controller):
     path = "/api/v1/games"
     tags = ("games",)
 
-    @post("/", status_code=201)
+    @post("/", status_code=201, responses=problems(403, 409, 422))
     async def create_game(
         self, data: JSONBody[GameCreate], services: ServicesDep, principal: PrincipalDep
     ) -> TableDetail:
@@ -94,7 +98,7 @@ class GameController(Controller):
         """Games, newest first; filter by status or by a seated player."""
         return [game_out(i) for i in await services.games.list_games(status, player, limit, offset)]
 
-    @get("/{game_id:str}")
+    @get("/{game_id:str}", responses=problems(409))
     async def get_game(self, game_id: FromPath[str], services: ServicesDep) -> GameDetail:
         """The table and the public view (played cards only; no hand before its deal ends)."""
         info = await services.games.info(game_id)
@@ -103,7 +107,7 @@ class GameController(Controller):
         state = await services.games.load(game_id)
         return GameDetail(game_out(info), services.games.view(state), state.version)
 
-    @post("/{game_id:str}/start", status_code=200)
+    @post("/{game_id:str}/start", status_code=200, responses=problems(403, 409, 422))
     async def start_game(
         self, game_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> GameDetail:
@@ -114,7 +118,7 @@ class GameController(Controller):
         info = await services.games.info(game_id)
         return GameDetail(game_out(info), services.games.view(state), state.version)
 
-    @get("/{game_id:str}/seats/{seat:int}")
+    @get("/{game_id:str}/seats/{seat:int}", responses=problems(403, 409))
     async def get_seat_view(
         self,
         game_id: FromPath[str],
@@ -138,38 +142,77 @@ class GameController(Controller):
             services.games.view(state, seat),
         )
 
-    @post("/{game_id:str}/actions", status_code=200, opt=UNCOMPRESSED)
-    async def act(
+    @post(
+        "/{game_id:str}/actions",
+        status_code=200,
+        opt=UNCOMPRESSED,
+        # a keyed action answers its bytes (the first answer's); the schema is the same
+        responses={
+            200: ResponseSpec(ActionOut, description="the seat's new view"),
+            **problems(403, 409, 422),
+        },
+    )
+    async def submit_action(
         self,
+        request: Request[Any, Any, Any],
         game_id: FromPath[str],
         data: JSONBody[ActionIn],
         services: ServicesDep,
         principal: PrincipalDep,
-    ) -> ActionOut:
+        idempotency_key: Annotated[
+            str | None,
+            HeaderParameter(
+                name=KEY_HEADER,
+                required=False,
+                description="a key of the client's choosing (a UUID), one per decision: a "
+                "repeat gets the first answer, marked `Idempotent-Replayed: true`",
+            ),
+        ] = None,
+    ) -> ActionOut | Response[bytes]:
         """Play a card, declare a contract or ask for a redeal, for one of the token's seats.
 
         An illegal action on the seat's turn is refused (422, with the reason code and rule)
-        and counts as a strike: a default move is played for the seat.
+        and counts as a strike: a default move is played for the seat. With an
+        `Idempotency-Key` the action is decided once: a repeat of the key gets the first
+        answer again, 422 and strike included, and is never decided again.
         """
+        key = parse_key(idempotency_key)
         try:
             action = Action.from_dict(data.as_dict())
         except BadAction as exc:
             raise BadRequest(str(exc)) from None
-        result = await services.games.commands.act(
-            principal, game_id, data.seat, action, data.version
-        )
-        if result.violation is not None:
-            raise IllegalAction(result.violation, result.strike)
-        return ActionOut(
-            ok=True,
-            seat=result.seat,
-            version=result.state.version,
-            view=services.games.view(result.state, result.seat),
-            strike=strike_out(result.strike),
-        )
 
-    @get("/{game_id:str}/record")
-    async def record(
+        async def act_now() -> ActionOut:
+            result = await services.games.commands.act(
+                principal, game_id, data.seat, action, data.version
+            )
+            if result.violation is not None:
+                raise IllegalAction(result.violation, result.strike)
+            return ActionOut(
+                ok=True,
+                seat=result.seat,
+                version=result.state.version,
+                view=services.games.view(result.state, result.seat),
+                strike=strike_out(result.strike),
+            )
+
+        if key is None:
+            return await act_now()
+        if principal.player_id is None:  # a key is a player's: the admin holds no seat
+            raise Forbidden("the admin token holds no seat: act with the player's token")
+        await services.games.commands.load_fresh(game_id)  # no key kept for a missing game
+
+        async def answer() -> Response[Any]:
+            try:
+                return Response(encode_json(await act_now()), media_type=MediaType.JSON)
+            except Exception as exc:  # the app's answer to it, to be kept as the first
+                return render(request, exc)
+
+        scope = Scope(principal.player_id, game_id, key)
+        return await services.idempotency.run(scope, fingerprint(encode_json(data)), answer)
+
+    @get("/{game_id:str}/record", responses=problems(409))
+    async def get_record(
         self, request: Request[Any, Any, Any], game_id: FromPath[str], services: ServicesDep
     ) -> Response[bytes]:
         """king-record/1 of what is public now: ended deals with hands; the seed at the end.
@@ -180,8 +223,8 @@ class GameController(Controller):
         state = await services.games.load(game_id)
         return cached_json(request, to_record(state, public=True), final=settled(state))
 
-    @get("/{game_id:str}/audit")
-    async def audit(
+    @get("/{game_id:str}/audit", responses=problems(403, 409))
+    async def get_audit(
         self,
         request: Request[Any, Any, Any],
         game_id: FromPath[str],

@@ -16,12 +16,12 @@ class HealthController(Controller):
     tags = ("operations",)
 
     @get("/health/live")
-    async def live(self) -> dict[str, str]:
+    async def health_live(self) -> dict[str, str]:
         """The process answers."""
         return {"status": "ok"}
 
     @get("/health/ready")
-    async def ready(self, services: ServicesDep) -> Response[dict[str, Any]]:
+    async def health_ready(self, services: ServicesDep) -> Response[dict[str, Any]]:
         """The database answers, the driver runs and renews its leases (when this process
         drives) and the feed is followed. The body also says who owns how many live games and
         warns of live games left without an owner for longer than the takeover bound."""
@@ -74,6 +74,6 @@ class HealthController(Controller):
         return Response(body, status_code=200 if ok else 503)
 
     @get("/metrics", media_type=CONTENT_TYPE_LATEST)
-    async def metrics(self, services: ServicesDep) -> bytes:
+    async def get_metrics(self, services: ServicesDep) -> bytes:
         """Prometheus text format."""
         return generate_latest(services.metrics.registry)

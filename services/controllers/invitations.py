@@ -11,6 +11,7 @@ from litestar.params import FromPath, FromQuery, Parameter
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.identity import Principal
+from services.openapi import problems
 from services.play.invitations import Invitation, InvitationDesk, describe
 from services.play.service import Forbidden, GameInfo
 from services.schemas import InvitationOut, MyInvitations
@@ -47,7 +48,7 @@ class InvitationController(Controller):
     path = "/api/v1"
     tags = ("invitations",)
 
-    @get("/me/invitations")
+    @get("/me/invitations", responses=problems(403))
     async def my_invitations(
         self,
         services: ServicesDep,
@@ -73,7 +74,7 @@ class InvitationController(Controller):
         """One invitation, for its inviter, its invitee or the admin (404 for anyone else)."""
         return await _out(services, await _desk(services).get(invitation_id, principal))
 
-    @post("/invitations/{invitation_id:str}/accept", status_code=200)
+    @post("/invitations/{invitation_id:str}/accept", status_code=200, responses=problems(403, 409))
     async def accept(
         self, invitation_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> InvitationOut:
@@ -82,14 +83,14 @@ class InvitationController(Controller):
         invitation = await _desk(services).accept(invitation_id, principal)
         return await _out(services, invitation)
 
-    @post("/invitations/{invitation_id:str}/decline", status_code=200)
+    @post("/invitations/{invitation_id:str}/decline", status_code=200, responses=problems(403, 409))
     async def decline(
         self, invitation_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> InvitationOut:
         """Decline (the invitee): the table is cancelled, never started."""
         return await _out(services, await _desk(services).decline(invitation_id, principal))
 
-    @post("/invitations/{invitation_id:str}/cancel", status_code=200)
+    @post("/invitations/{invitation_id:str}/cancel", status_code=200, responses=problems(403, 409))
     async def cancel(
         self, invitation_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> InvitationOut:

@@ -15,6 +15,7 @@ from litestar.params import FromPath, JSONBody, Parameter
 
 from services.controllers.deps import PrincipalDep, ServicesDep, provide_admin
 from services.identity import Player, Principal
+from services.openapi import problems
 from services.play.service import Forbidden
 from services.schemas import BotUrlIn, PlayerCreate, PlayerCreated, PlayerOut, TokenOut
 
@@ -35,7 +36,12 @@ class PlayerController(Controller):
     path = "/api/v1"
     tags = ("players",)
 
-    @post("/players", dependencies={"admin": Provide(provide_admin)}, status_code=201)
+    @post(
+        "/players",
+        dependencies={"admin": Provide(provide_admin)},
+        status_code=201,
+        responses=problems(409, 422),
+    )
     async def create_player(
         self, data: JSONBody[PlayerCreate], services: ServicesDep, admin: NamedDependency[Principal]
     ) -> PlayerCreated:
@@ -57,6 +63,8 @@ class PlayerController(Controller):
         limit: Annotated[int, Parameter(ge=1, le=500)] = 100,
         offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
     ) -> list[PlayerOut]:
+        """Players in the order they were created; bot URLs only for the player itself and
+        the admin."""
         players = await asyncio.to_thread(services.players.list, limit, offset)
         return [player_out(p, principal) for p in players]
 
@@ -64,16 +72,17 @@ class PlayerController(Controller):
     async def get_player(
         self, player_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> PlayerOut:
+        """One player; its bot URL only for the player itself and the admin."""
         return player_out(await asyncio.to_thread(services.players.get, player_id), principal)
 
-    @get("/me")
-    async def me(self, services: ServicesDep, principal: PrincipalDep) -> PlayerOut:
+    @get("/me", responses=problems(403))
+    async def get_me(self, services: ServicesDep, principal: PrincipalDep) -> PlayerOut:
         """The token's own player."""
         player = await asyncio.to_thread(services.players.get, _own(principal))
         return player_out(player, principal)
 
-    @put("/me/bot")
-    async def set_bot_url(
+    @put("/me/bot", responses=problems(403, 422))
+    async def set_my_bot_url(
         self, data: JSONBody[BotUrlIn], services: ServicesDep, principal: PrincipalDep
     ) -> PlayerOut:
         """Register (or, with null, clear) the push-bot URL the service POSTs decisions to."""
@@ -83,7 +92,7 @@ class PlayerController(Controller):
         player = await asyncio.to_thread(services.players.set_bot_url, _own(principal), url)
         return player_out(player, principal)
 
-    @post("/me/token", status_code=201)
-    async def rotate_token(self, services: ServicesDep, principal: PrincipalDep) -> TokenOut:
+    @post("/me/token", status_code=201, responses=problems(403))
+    async def rotate_my_token(self, services: ServicesDep, principal: PrincipalDep) -> TokenOut:
         """Revoke the player's tokens and issue a new one (shown once)."""
         return TokenOut(await asyncio.to_thread(services.players.rotate_token, _own(principal)))

@@ -11,6 +11,7 @@ from litestar.response import Stream
 from services.compression import UNCOMPRESSED
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.controllers.streaming import Format, resumable, stream_format, stream_response
+from services.openapi import problems
 from services.play.service import Forbidden
 from services.play.streams import game_stream, player_stream
 
@@ -19,8 +20,13 @@ class StreamController(Controller):
     path = "/api/v1"
     tags = ("streams",)
 
-    @get("/games/{game_id:str}/events", media_type="text/event-stream", opt=UNCOMPRESSED)
-    async def public_events(
+    @get(
+        "/games/{game_id:str}/events",
+        media_type="text/event-stream",
+        opt=UNCOMPRESSED,
+        responses=problems(409),
+    )
+    async def game_events(
         self,
         request: Request[Any, Any, Any],
         game_id: FromPath[str],
@@ -42,6 +48,7 @@ class StreamController(Controller):
         "/games/{game_id:str}/seats/{seat:int}/events",
         media_type="text/event-stream",
         opt=UNCOMPRESSED,
+        responses=problems(403, 409),
     )
     async def seat_events(
         self,
@@ -64,7 +71,7 @@ class StreamController(Controller):
         options = resumable(request, services.settings, format, after, follow)
         return stream_response(game_stream(services.games, game_id, seat, options), options.fmt)
 
-    @get("/me/events", media_type="text/event-stream", opt=UNCOMPRESSED)
+    @get("/me/events", media_type="text/event-stream", opt=UNCOMPRESSED, responses=problems(403))
     async def my_events(
         self,
         request: Request[Any, Any, Any],

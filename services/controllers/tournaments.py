@@ -21,9 +21,10 @@ from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.controllers.streaming import Format, resumable, stream_response
+from services.openapi import ALSO_AS, problems
 from services.play.service import Conflict
 from services.play.streams import StreamOptions, encode, keepalive
-from services.problems import BadRequest
+from services.problems import Unprocessable
 from services.scheduler import (
     Control,
     Entry,
@@ -74,7 +75,13 @@ class TournamentCreate(Struct, forbid_unknown_fields=True):
         ),
     ] = ""
     house_strategy: Strategy = "heuristic"
-    start_at: datetime | None = None
+    start_at: (
+        Annotated[
+            datetime,
+            Meta(tz=True, description="with its time zone", examples=["2030-01-01T18:00:00Z"]),
+        ]
+        | None
+    ) = None
     decision_seconds: Annotated[float, Meta(ge=0.05, le=3600)] | None = None
     round_minutes: (
         Annotated[
@@ -271,7 +278,7 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return await asyncio.to_thread(fn, *args, **kwargs)
     except TournamentError as exc:
-        raise BadRequest(str(exc)) from None
+        raise Unprocessable(str(exc)) from None
     except TournamentConflict as exc:
         raise Conflict(str(exc)) from None
     except BadPairing as exc:
@@ -295,7 +302,7 @@ class TournamentController(Controller):
     path = "/api/v1/tournaments"
     tags = ("tournaments",)
 
-    @post("/", status_code=201)
+    @post("/", status_code=201, responses=problems(403, 409, 422))
     async def create_tournament(
         self, data: JSONBody[TournamentCreate], services: ServicesDep, principal: PrincipalDep
     ) -> TournamentDetail:
@@ -307,8 +314,6 @@ class TournamentController(Controller):
         _admin(principal)
         desk = _desk(services)
         tid = data.id or "t-" + secrets.token_hex(5)
-        if data.start_at is not None and data.start_at.tzinfo is None:
-            raise BadRequest("start_at needs a time zone (e.g. 2030-01-01T18:00:00Z)")
         entries = [Entry(p.player, p.strategy) for p in data.players]
         await _call(
             desk.create,
@@ -354,8 +359,8 @@ class TournamentController(Controller):
         """Settings, status, players and every round's tables (game ids) and byes."""
         return await _detail(_desk(services), tournament_id)
 
-    @post("/{tournament_id:str}/players", status_code=201)
-    async def register(
+    @post("/{tournament_id:str}/players", status_code=201, responses=problems(403, 409, 422))
+    async def register_for_tournament(
         self,
         tournament_id: FromPath[str],
         services: ServicesDep,
@@ -368,7 +373,7 @@ class TournamentController(Controller):
         body = data or RegisterIn()
         if principal.is_admin:
             if body.player is None and body.strategy is None:
-                raise BadRequest("name a player or a strategy to register")
+                raise Unprocessable("name a player or a strategy to register")
             entry = Entry(body.player, body.strategy)
         else:
             if body.strategy is not None or body.player not in (None, principal.player_id):
@@ -377,8 +382,12 @@ class TournamentController(Controller):
         await _call(desk.register, tournament_id, entry)
         return await _detail(desk, tournament_id)
 
-    @delete("/{tournament_id:str}/players/{player_id:str}", status_code=200)
-    async def withdraw(
+    @delete(
+        "/{tournament_id:str}/players/{player_id:str}",
+        status_code=200,
+        responses=problems(403, 409, 422),
+    )
+    async def withdraw_from_tournament(
         self,
         tournament_id: FromPath[str],
         player_id: FromPath[str],
@@ -394,8 +403,8 @@ class TournamentController(Controller):
         await _call(desk.withdraw, tournament_id, player_id, reason or "withdrawn")
         return await _detail(desk, tournament_id)
 
-    @post("/{tournament_id:str}/start", status_code=200)
-    async def start(
+    @post("/{tournament_id:str}/start", status_code=200, responses=problems(403, 409, 422))
+    async def start_tournament(
         self, tournament_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> TournamentDetail:
         """Start now (admin; idempotent). The scheduler pairs the first round at its next tick."""
@@ -404,8 +413,8 @@ class TournamentController(Controller):
         await _call(desk.start, tournament_id, "admin")
         return await _detail(desk, tournament_id)
 
-    @post("/{tournament_id:str}/pause", status_code=200)
-    async def pause(
+    @post("/{tournament_id:str}/pause", status_code=200, responses=problems(403, 409, 422))
+    async def pause_tournament(
         self,
         tournament_id: FromPath[str],
         services: ServicesDep,
@@ -420,8 +429,8 @@ class TournamentController(Controller):
         await _call(desk.set_paused, tournament_id, True, "admin", reason)
         return await _detail(desk, tournament_id)
 
-    @post("/{tournament_id:str}/resume", status_code=200)
-    async def resume(
+    @post("/{tournament_id:str}/resume", status_code=200, responses=problems(403, 409, 422))
+    async def resume_tournament(
         self, tournament_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> TournamentDetail:
         """Resume a paused tournament (admin)."""
@@ -430,8 +439,12 @@ class TournamentController(Controller):
         await _call(desk.set_paused, tournament_id, False, "admin")
         return await _detail(desk, tournament_id)
 
-    @post("/{tournament_id:str}/rounds/{round_no:int}/pairing", status_code=201)
-    async def pair_by_hand(
+    @post(
+        "/{tournament_id:str}/rounds/{round_no:int}/pairing",
+        status_code=201,
+        responses=problems(403, 409, 422),
+    )
+    async def pair_round_by_hand(
         self,
         tournament_id: FromPath[str],
         round_no: FromPath[int],
@@ -450,7 +463,7 @@ class TournamentController(Controller):
         return await _detail(desk, tournament_id)
 
     @get("/{tournament_id:str}/pairings")
-    async def pairings(
+    async def get_pairings(
         self, tournament_id: FromPath[str], services: ServicesDep
     ) -> list[dict[str, Any]]:
         """Every round's tables and byes, with the king-pairing/1 input it was paired from:
@@ -459,8 +472,12 @@ class TournamentController(Controller):
         hand is `manual`, with no input."""
         return await _call(_desk(services).pairings, tournament_id)
 
-    @get("/{tournament_id:str}/standings", media_type="application/json")
-    async def standings(
+    @get(
+        "/{tournament_id:str}/standings",
+        media_type="application/json",
+        opt={ALSO_AS: {"text/csv": {"type": "string", "description": "one row per player"}}},
+    )
+    async def get_standings(
         self,
         tournament_id: FromPath[str],
         services: ServicesDep,
@@ -470,11 +487,11 @@ class TournamentController(Controller):
         `?format=csv` for CSV."""
         table = await _call(_desk(services).standings, tournament_id)
         if format == "csv":
-            return Response(to_csv(table), media_type="text/csv; charset=utf-8")
+            return Response(to_csv(table), media_type="text/csv")
         return Response(to_json(table), media_type="application/json")
 
     @get("/{tournament_id:str}/events", media_type="text/event-stream", opt=UNCOMPRESSED)
-    async def events(
+    async def tournament_events(
         self,
         request: Request[Any, Any, Any],
         tournament_id: FromPath[str],
@@ -499,7 +516,7 @@ class LeaderboardController(Controller):
     tags = ("tournaments",)
 
     @get("/")
-    async def leaderboard(
+    async def get_leaderboard(
         self,
         services: ServicesDep,
         limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
@@ -519,7 +536,7 @@ def _no_live_duplicate(duplicate: bool) -> bool:
     """Duplicate rounds are for local runs (`king tournament run --duplicate`) for now: on the
     service a table's ended deals are public while another table still plays the same cards."""
     if duplicate:
-        raise BadRequest(
+        raise Unprocessable(
             "duplicate rounds are not offered on the service yet: the hands of a deal that has "
             "ended at one table would be public while another table plays the same cards; "
             "run them locally with `king tournament run --duplicate`"
@@ -533,7 +550,7 @@ def _rules(options: dict[str, Any]) -> Any:
     try:
         return Rules.from_dict(options)
     except (BadRuleOption, TypeError, ValueError) as exc:
-        raise BadRequest(f"rules: {exc}") from None
+        raise Unprocessable(f"rules: {exc}") from None
 
 
 async def tournament_stream_body(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Column, DateTime, LargeBinary
 from sqlmodel import Field, SQLModel
 
 
@@ -91,6 +92,25 @@ class RatingRow(SQLModel, table=True):
     position: int
 
 
+class ActionKeyRow(SQLModel, table=True):
+    """An action's `Idempotency-Key` (services.idempotency), per player and game: claimed by
+    the first request (`status` null while it is decided), then holding its first answer for
+    the repeats (`body` zlib-compressed). Expires a day after `created_at`."""
+
+    __tablename__ = "king_action_keys"
+
+    player_id: str = Field(primary_key=True, max_length=60)
+    game_id: str = Field(primary_key=True, max_length=200)
+    key: str = Field(primary_key=True, max_length=128)
+    fingerprint: str = Field(max_length=64)  # SHA-256 of the first request's body
+    status: int | None = None
+    media_type: str | None = Field(default=None, max_length=60)
+    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary(), nullable=True))
+    created_at: datetime = Field(
+        sa_column=Column(DateTime(timezone=True), nullable=False, index=True)
+    )
+
+
 class InvitationRow(SQLModel, table=True):
     """An invitation to a seat (or seats) of a table a player set for others. Not a projection:
     answering moves `status` with one conditional UPDATE (`WHERE status = 'pending'`), so of
@@ -119,5 +139,6 @@ APP_TABLES = (
     GameSeatRow.__table__,  # type: ignore[attr-defined]
     GameStreamRow.__table__,  # type: ignore[attr-defined]
     RatingRow.__table__,  # type: ignore[attr-defined]
+    ActionKeyRow.__table__,  # type: ignore[attr-defined]
     InvitationRow.__table__,  # type: ignore[attr-defined]
 )

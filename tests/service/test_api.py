@@ -86,19 +86,27 @@ def test_bad_tables_are_refused_with_a_reason(client: TestClient) -> None:  # ty
     token = create_player(client, "ada")
     h = bearer(token)
     cases: list[dict[str, Any]] = [
-        {"seats": ["ada", "house:random", "house:random"]},
         {"seats": ["ada", "ghost", "house:random", "house:random"]},
         {"seats": ["ada", "ada", "house:random", "house:random"]},
         {"seats": ["ada", "house:nobody", "house:random", "house:random"]},
         {"seats": HOUSE4, "rules": {"mode": "blitz"}},
         {"seats": HOUSE4, "rules": {"no_such_rule": True}},
+    ]
+    for body in cases:  # they fit the document but are no table: refused for what they ask
+        assert problem(client.post("/api/v1/games", json=body, headers=h), 422)["code"] == (
+            "bad_table"
+        )
+    for body in [  # they do not fit the document
         {"seats": HOUSE4, "decision_seconds": 0},
         {"seats": HOUSE4, "id": "../etc"},
         {"seats": HOUSE4, "surprise": 1},
+        {"seats": HOUSE4, "start": 0},
+        {"seats": ["ada", "house:random", "house:random"]},
         {"seats": "ada"},
-    ]
-    for body in cases:
-        problem(client.post("/api/v1/games", json=body, headers=h), 400)
+    ]:
+        assert problem(client.post("/api/v1/games", json=body, headers=h), 400)["code"] == (
+            "invalid_request"
+        )
     as_json = {**h, "content-type": "application/json"}
     problem(client.post("/api/v1/games", content=b"{not json", headers=as_json), 400)
     problem(client.post("/api/v1/games", content=b"{not json", headers=h), 415)  # no type

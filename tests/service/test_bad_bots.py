@@ -151,7 +151,7 @@ def test_bot_urls_to_private_places_are_refused(make_settings: SettingsFactory, 
         r = client.put(
             "/api/v1/me/bot", json={"url": url}, headers={"authorization": f"Bearer {token}"}
         )
-        assert r.status_code == 400, r.text
+        assert r.status_code == 422, r.text
         assert r.json()["title"] == "bad bot URL"
         assert (
             client.get("/api/v1/me", headers={"authorization": f"Bearer {token}"}).json()["bot_url"]

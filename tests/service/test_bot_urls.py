@@ -175,4 +175,4 @@ def test_the_api_refuses_transition_addresses(make_settings: SettingsFactory) ->
             r = client.put(
                 "/api/v1/me/bot", json={"url": f"http://[{address}]:9/"}, headers=bearer(token)
             )
-            assert r.status_code == 400 and r.json()["title"] == "bad bot URL", r.text
+            assert r.status_code == 422 and r.json()["title"] == "bad bot URL", r.text

@@ -124,7 +124,9 @@ def test_an_owner_whose_lease_was_taken_writes_nothing_and_the_race_strikes_once
                 two.games.commands.strike_at("race-1", seat, version, TIMEOUT, fence=new),
                 return_exceptions=True,
             )
-            assert isinstance(results[0], LeaseLost), results
+            # The stale owner writes nothing: refused by its fence, or, when the holder's
+            # strike landed first (a busy machine), finding the decision already made.
+            assert results[0] is None or isinstance(results[0], LeaseLost), results
             assert results[1] is not None and results[1].count == 1, results
             assert len(strikes(two, "race-1")) == 1
 

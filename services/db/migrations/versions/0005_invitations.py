@@ -1,7 +1,7 @@
 """Invitations to the seats of a table a player set for others (services.play.invitations).
 
 Revision ID: king0005
-Revises: king0003
+Revises: king0004
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "king0005"
-down_revision = "king0003"
+down_revision = "king0004"
 branch_labels = None
 depends_on = None
 

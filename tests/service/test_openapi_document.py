@@ -1,0 +1,89 @@
+"""The OpenAPI document's promises, read off the document itself: every operation described,
+named readably and uniquely, public where it takes no token, and every error answer the one
+problem shape; every problem kind listed in docs/API.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar._openapi.plugin import OpenAPIPlugin
+
+from services.app import create_app
+from services.problems import KINDS, type_uri
+from services.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+METHODS = ("get", "post", "put", "delete", "patch")
+
+
+@pytest.fixture(scope="module")
+def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("openapi")
+    settings = Settings(database_url=f"sqlite:///{tmp / 'king.db'}", admin_token="a" * 20)
+    app = create_app(settings)
+    doc: dict[str, Any] = app.plugins.get(OpenAPIPlugin).provide_openapi_schema()
+    return doc
+
+
+def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (path, method, op)
+        for path, item in doc["paths"].items()
+        for method, op in item.items()
+        if method in METHODS
+    ]
+
+
+def test_every_operation_has_a_summary_a_description_and_a_readable_unique_id(
+    document: dict[str, Any],
+) -> None:
+    ops = operations(document)
+    assert len(ops) >= 30
+    ids = [op["operationId"] for _, _, op in ops]
+    assert len(ids) == len(set(ids))
+    for path, method, op in ops:
+        assert re.fullmatch(r"[a-z]+([A-Z][a-z]+)*", op["operationId"]), (path, method)
+        assert op.get("summary") and op.get("description"), (path, method)
+
+
+def test_only_operations_that_take_a_token_declare_one(document: dict[str, Any]) -> None:
+    by_id = {op["operationId"]: op for _, _, op in operations(document)}
+    assert "security" not in document  # no blanket requirement over public operations
+    for public in ("listGames", "getGame", "getRecord", "healthLive", "getLeaderboard"):
+        assert by_id[public]["security"] == [], public
+    for private in ("createGame", "submitAction", "getSeatView", "getMe", "createPlayer"):
+        assert by_id[private]["security"] == [{"bearer": []}], private
+        assert "401" in by_id[private]["responses"], private
+    assert by_id["getAudit"]["security"] == [{}, {"bearer": []}]
+
+
+def test_every_error_answer_is_the_problem_shape(document: dict[str, Any]) -> None:
+    problem = document["components"]["schemas"]["Problem"]
+    assert {"type", "title", "status", "detail", "code"} <= set(problem["required"])
+    for path, method, op in operations(document):
+        for status, answer in op["responses"].items():
+            if int(status) >= 400 and not (path == "/health/ready" and status == "503"):
+                content = answer["content"]
+                assert list(content) == ["application/problem+json"], (path, method, status)
+                ref = content["application/problem+json"]["schema"]["$ref"]
+                assert ref == "#/components/schemas/Problem", (path, method, status)
+        if path.startswith("/api/"):
+            assert {"429", "503"} <= set(op["responses"]), (path, method)
+        if "requestBody" in op:
+            assert {"400", "413", "415"} <= set(op["responses"]), (path, method)
+
+
+def test_bodies_that_refuse_unknown_fields_say_so(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    for name in ("GameCreate", "PlayIn", "DeclareIn", "RedealIn", "PlayerCreate"):
+        assert schemas[name]["additionalProperties"] is False, name
+
+
+def test_docs_list_every_problem_kind() -> None:
+    api = (ROOT / "docs" / "API.md").read_text()
+    for kind, (status, _title) in KINDS.items():
+        assert type_uri(kind) in api or f"`{kind}`" in api, kind
+        assert str(status) in api
