@@ -137,9 +137,7 @@ def run_games(url: str, games: int, mode: str) -> dict[str, Any]:
         ]
         table = {"seats": players, "rules": {"mode": mode}, "start": False}
         ids = [
-            c.post(
-                "/api/v1/games", json=table, headers={"authorization": f"Bearer {tokens[0]}"}
-            ).json()["game"]["id"]
+            c.post("/api/v1/games", json=table, headers=admin).json()["game"]["id"]
             for _ in range(games)
         ]
     latencies: list[float] = []
@@ -156,9 +154,7 @@ def run_games(url: str, games: int, mode: str) -> dict[str, Any]:
     with httpx.Client(base_url=url, timeout=60, trust_env=False) as c:
         start = time.perf_counter()
         for game_id in ids:
-            c.post(
-                f"/api/v1/games/{game_id}/start", headers={"authorization": f"Bearer {tokens[0]}"}
-            )
+            c.post(f"/api/v1/games/{game_id}/start", headers=admin)
         for t in threads:
             t.start()
         for t in threads:

@@ -13,6 +13,7 @@ from services.idempotency import ActionKeys, Idempotency
 from services.identity import PlayerService
 from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
+from services.play.invitations import InvitationDesk
 from services.play.live import LiveGames
 from services.play.ownership import GameOwnership
 from services.play.service import GameService
@@ -44,6 +45,7 @@ class Services:
     closing: bool = field(default=False)
     tournaments: TournamentDesk | None = None
     scheduler: TournamentScheduler | None = None
+    invitations: InvitationDesk | None = None
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -83,7 +85,8 @@ def build_services(settings: Settings, store: EventStore) -> Services:
     )
     watcher = StoreWatcher(store, games, ownership.consider, settings.poll_seconds)
     tournaments = TournamentDesk(store, repo, players, games)
-    scheduler = TournamentScheduler(settings, tournaments, games)
+    invitations = InvitationDesk(games)
+    scheduler = TournamentScheduler(settings, tournaments, games, invitations)
     return Services(
         settings,
         store,
@@ -101,4 +104,5 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         token_file,
         tournaments=tournaments,
         scheduler=scheduler,
+        invitations=invitations,
     )

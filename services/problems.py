@@ -25,6 +25,12 @@ from services.bots.urls import BadBotUrl
 from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
 from services.observability import get_logger
+from services.play.invitations import (
+    InvitationClosed,
+    InvitationNotFound,
+    InvitationsPending,
+    TableCancelled,
+)
 from services.play.service import Conflict, Forbidden, StrikeInfo, TableError
 from services.record_export import UnknownTournament
 from services.record_import import (
@@ -52,10 +58,14 @@ KINDS: dict[str, tuple[int, str]] = {
     "unauthorized": (401, "unauthorized"),
     "forbidden": (403, "forbidden"),
     "not-found": (404, "not found"),
+    "invitation-not-found": (404, "not found"),
     "method-not-allowed": (405, "method not allowed"),
     "conflict": (409, "conflict"),
     "game-failed": (409, "game failed"),
     "idempotency-key-in-progress": (409, "idempotency key in progress"),
+    "invitation-closed": (409, "invitation closed"),
+    "invitations-pending": (409, "invitations pending"),
+    "table-cancelled": (409, "table cancelled"),
     "body-too-large": (413, "request body too large"),
     "unsupported-media-type": (415, "unsupported media type"),
     "unprocessable": (422, "unprocessable request"),
@@ -200,6 +210,17 @@ def _typed(kind: str, code: str, retry: int | None = None) -> Any:
     return handler
 
 
+def _coded(kind: str) -> Any:
+    """A problem of `kind` whose `code` the exception carries (the invitations' refusals)."""
+    status, title = KINDS[kind]
+
+    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        code = getattr(exc, "code", kind.replace("-", "_"))
+        return problem(status, title, str(exc) or title, kind=kind, code=code)
+
+    return handler
+
+
 def render(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """The answer the app gives `exc` (the handler of its nearest class), for a handler that
     keeps its answers (services.idempotency)."""
@@ -281,6 +302,10 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     InvalidStreamIdError: _simple("not-found"),
     InvalidEventError: _simple("unprocessable"),
     PlayerNotFound: _simple("not-found"),
+    InvitationNotFound: _coded("invitation-not-found"),
+    InvitationClosed: _coded("invitation-closed"),
+    InvitationsPending: _coded("invitations-pending"),
+    TableCancelled: _coded("table-cancelled"),
     Conflict: _simple("conflict"),
     PlayerExists: _simple("conflict"),
     RecordImportError: _record("record-refused"),

@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
@@ -63,6 +63,9 @@ from tournament.runner import (
 from tournament.runner import stream_id as tournament_stream
 from tournament.standings import Standings
 
+if TYPE_CHECKING:
+    from services.play.invitations import InvitationDesk
+
 log = get_logger("king.scheduler")
 
 CONTROL_PREFIX = "tournament-control-"
@@ -72,6 +75,7 @@ LOCK_CLASS = 0x4B494E47  # "KING": the advisory lock's first key; the second is 
 MAX_STEPS_PER_TICK = 200
 ADMIN = Principal(player_id=None, is_admin=True)
 PLAN_CACHE = 256  # round-robin plans kept for the pairings read model
+INVITATION_SWEEP_SECONDS = 5.0  # expired invitations are also closed whenever read
 _PLANS_LOCK = threading.Lock()
 
 
@@ -641,16 +645,24 @@ class TournamentScheduler:
     tournaments in the leading process (live games are driven by their owners:
     play.ownership)."""
 
-    def __init__(self, settings: Settings, desk: TournamentDesk, games: GameService) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        desk: TournamentDesk,
+        games: GameService,
+        invitations: InvitationDesk | None = None,
+    ) -> None:
         self.settings = settings
         self.desk = desk
         self.games = games
+        self.invitations = invitations
         self.lock = LeaderLock(settings)
         self.owner = f"{socket.gethostname()}:{uuid.uuid4().hex[:8]}"[:100]
         self.running = False
         self.leader = False
         self._aps: Any = None
         self._tick_task: asyncio.Task[None] | None = None
+        self._sweep_task: asyncio.Task[None] | None = None
         self._finished: set[str] = set()
         self.last_error: str | None = None
 
@@ -677,6 +689,15 @@ class TournamentScheduler:
             coalesce=True,
             next_run_time=datetime.now(UTC),
         )
+        if self.invitations is not None:
+            aps.add_job(
+                self._sweep_invitations,
+                "interval",
+                seconds=INVITATION_SWEEP_SECONDS,
+                id="invitations",
+                max_instances=1,
+                coalesce=True,
+            )
         aps.start()
         self._aps = aps
         log.info("scheduler_started", owner=self.owner)
@@ -686,10 +707,10 @@ class TournamentScheduler:
         if self._aps is not None:
             self._aps.shutdown(wait=False)
             self._aps = None
-        task = self._tick_task
-        if task is not None and not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(task), 30)
+        for task in (self._tick_task, self._sweep_task):
+            if task is not None and not task.done():
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(task), 30)
         if self.leader:
             await asyncio.to_thread(self.lock.release)
             self.leader = False
@@ -706,6 +727,17 @@ class TournamentScheduler:
             fields = error_fields(exc)
             self.last_error = ": ".join(str(v) for v in fields.values())
             log.error("scheduler_error", **fields)
+
+    async def _sweep_invitations(self) -> None:
+        """Expire invitations and start tables left ready, in the leading process (the
+        sweep's every change is conditional, so a second sweeper would change nothing)."""
+        if not self.running or not self.leader or self.invitations is None:
+            return
+        self._sweep_task = asyncio.current_task()
+        try:
+            await self.invitations.sweep()
+        except Exception as exc:  # logged and tried again at the next firing
+            log.error("invitation_sweep_error", **error_fields(exc))
 
     async def tick(self) -> None:
         """One firing: lead (or not), and advance tournaments when leading."""

@@ -69,6 +69,15 @@ class GameCreate(Struct, forbid_unknown_fields=True):
     client_seed: Annotated[str, Meta(max_length=200)] = ""
     id: Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")] | None = None
     start: bool = True
+    invitation_seconds: (
+        Annotated[
+            float,
+            Meta(
+                ge=10, le=86400, description="how long the invitations to other players stay open"
+            ),
+        ]
+        | None
+    ) = None
 
 
 class GameOut(Struct):
@@ -86,6 +95,38 @@ class GameDetail(Struct):
     game: GameOut
     view: PublicViewJSON | None
     version: int
+
+
+class InvitationOut(Struct):
+    """An invitation to the seat(s) of a table (services.play.invitations)."""
+
+    id: str
+    game_id: str
+    inviter: str
+    invitee: str
+    seats: list[int]
+    status: Literal["pending", "accepted", "declined", "expired", "cancelled"]
+    reason: str | None
+    start: bool
+    created_at: datetime
+    expires_at: datetime
+    answered_at: datetime | None
+    players: list[str]
+    rules: dict[str, Any]
+    decision_seconds: float | None
+    game_status: str | None
+
+
+class MyInvitations(Struct):
+    received: list[InvitationOut]
+    sent: list[InvitationOut]
+
+
+class TableDetail(GameDetail):
+    """A table just set: the game, and the invitations it sent (it starts once they are all
+    accepted)."""
+
+    invitations: list[InvitationOut] = []
 
 
 CardName = Annotated[

@@ -18,6 +18,7 @@ from services.caching import cached_json, settled
 from services.compression import UNCOMPRESSED
 from services.container import Services
 from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesDep
+from services.controllers.invitations import invitation_out
 from services.controllers.records import game_origin, imported_detail, with_origin
 from services.idempotency import KEY_DOC_PATTERN, KEY_HEADER, Scope, fingerprint, parse_key
 from services.openapi import NOT_MODIFIED, answer, problems
@@ -32,6 +33,7 @@ from services.schemas import (
     GameOut,
     ImportedGameDetail,
     SeatViewOut,
+    TableDetail,
 )
 from tournament.games import GameNotFound
 
@@ -58,21 +60,35 @@ class GameController(Controller):
     @post("/", status_code=201, responses=problems(403, 409, 422))
     async def create_game(
         self, data: JSONBody[GameCreate], services: ServicesDep, principal: PrincipalDep
-    ) -> GameDetail:
+    ) -> TableDetail:
         """Set a table: four seats (player ids or house:<strategy>), rule options, time limit.
 
         With `start` (the default) the game starts at once: the seed is sealed, the first
-        hands dealt, and the driver runs the game.
+        hands dealt, and the driver runs the game. A player who seats other players (not the
+        admin) invites them instead: the table starts once every invitation is accepted
+        (`invitations` lists them), and never if one is declined, cancelled or expires.
         """
         games = services.games
         info = await games.create_table(
-            principal, data.id, data.seats, data.rules, data.decision_seconds, data.client_seed
+            principal,
+            data.id,
+            data.seats,
+            data.rules,
+            data.decision_seconds,
+            data.client_seed,
+            data.start,
+            data.invitation_seconds,
         )
-        if not data.start:
-            return GameDetail(game_out(info), None, 0)
+        invited = []
+        if not principal.is_admin:
+            invited = await asyncio.to_thread(games.invitations.of_game, info.id)
+        if invited:
+            games.games_changed()  # the invitees' notice streams look again
+        if not data.start or invited:
+            return TableDetail(game_out(info), None, 0, [invitation_out(i, info) for i in invited])
         state = await games.start(principal, info.id)
         info = await games.info(info.id)
-        return GameDetail(game_out(info), services.games.view(state), state.version)
+        return TableDetail(game_out(info), services.games.view(state), state.version)
 
     @get("/")
     async def list_games(
@@ -108,7 +124,9 @@ class GameController(Controller):
     async def start_game(
         self, game_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> GameDetail:
-        """Start a table created with `start: false` (its creator or the admin)."""
+        """Start a table created with `start: false` (its creator or the admin). A table
+        whose invitations are not all accepted is refused (409, `invitations_pending` naming
+        who has not; `table_cancelled` once one was declined, cancelled or expired)."""
         state = await services.games.start(principal, game_id)
         info = await services.games.info(game_id)
         return GameDetail(game_out(info), services.games.view(state), state.version)

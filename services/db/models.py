@@ -112,6 +112,27 @@ class ActionKeyRow(SQLModel, table=True):
     )
 
 
+class InvitationRow(SQLModel, table=True):
+    """An invitation to a seat (or seats) of a table a player set for others. Not a projection:
+    answering moves `status` with one conditional UPDATE (`WHERE status = 'pending'`), so of
+    an accept, a decline, a cancel and the expiry exactly one takes effect, on any number of
+    processes. `seats`: JSON list of the seat numbers offered."""
+
+    __tablename__ = "king_invitations"
+
+    id: str = Field(primary_key=True, max_length=40)
+    game_id: str = Field(index=True, max_length=64)
+    inviter: str = Field(index=True, max_length=40)
+    invitee: str = Field(index=True, max_length=40)
+    seats: str = Field(max_length=100)
+    status: str = Field(index=True, max_length=10)  # pending|accepted|declined|expired|cancelled
+    start: bool = True  # start the game once every invitation of the table is accepted
+    created_at: datetime
+    expires_at: datetime = Field(index=True)
+    answered_at: datetime | None = None
+    reason: str | None = Field(default=None, max_length=200)
+
+
 APP_TABLES = (
     PlayerRow.__table__,  # type: ignore[attr-defined]
     TokenRow.__table__,  # type: ignore[attr-defined]
@@ -120,4 +141,5 @@ APP_TABLES = (
     GameStreamRow.__table__,  # type: ignore[attr-defined]
     RatingRow.__table__,  # type: ignore[attr-defined]
     ActionKeyRow.__table__,  # type: ignore[attr-defined]
+    InvitationRow.__table__,  # type: ignore[attr-defined]
 )

@@ -40,6 +40,7 @@ from services.play.commands import (
 )
 from services.play.errors import Conflict, Forbidden, PlayError, TableError
 from services.play.house import check_house, is_house
+from services.play.invitations import InvitationBook, check_seconds
 from services.play.live import LiveGames
 from services.projections import games_projector, open_table, table_event
 from services.settings import Settings
@@ -118,6 +119,7 @@ class GameService:
         self.clock = GameClock(live, self._decision_seconds, self._read_time)
         self.commands = GameCommands(repo, live, self.clock, settings, metrics, self.mark_over)
         self.house = self.commands.house
+        self.invitations = InvitationBook(engine, self.read_engine)
         self._games_changed = asyncio.Event()
         self._games_epoch = 0
         self.on_start: list[Any] = []  # callbacks(game_id) run when a game starts
@@ -186,7 +188,10 @@ class GameService:
         if row is None:
             raise GameNotFound(f"no game {game_id!r}")
         info = _info(row)
-        self._infos[game_id] = info
+        if info.status != "created":
+            # A table may be started by any process (an invitation accepted there): nothing
+            # here would learn of it, so only a started game's info is kept.
+            self._infos[game_id] = info
         return info
 
     def _list(
@@ -243,7 +248,12 @@ class GameService:
         rules: dict[str, Any],
         decision_seconds: float | None,
         client_seed: str,
+        start: bool = True,
+        invitation_seconds: float | None = None,
     ) -> GameInfo:
+        """Set a table. A player (not the admin) who seats other players invites them: the
+        table starts only once they all accept (services.play.invitations); `start` says
+        whether it then starts by itself."""
         if game_id is None:
             game_id = "g-" + secrets.token_hex(6)
         elif not GAME_ID.match(game_id):
@@ -256,6 +266,7 @@ class GameService:
         seconds = self.settings.decision_seconds if decision_seconds is None else decision_seconds
         if not MIN_DECISION_SECONDS <= seconds <= 3600:
             raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
+        open_seconds = check_seconds(invitation_seconds)
         created_by = principal.player_id or "admin"
         event = table_event(
             game_id,
@@ -270,6 +281,9 @@ class GameService:
             raise Conflict(f"game {game_id!r} exists already")
         if not open_table(self.repo.store, event):
             raise Conflict(f"game {game_id!r} exists already")
+        if not principal.is_admin:
+            # After the table is set: a table without its invitations never starts (consent).
+            self.invitations.invite(game_id, created_by, seats, start, open_seconds)
         self.catch_up()  # read-your-writes: the index lists the table from now on
         row = self._row(game_id)
         if row is None:  # the index could not catch up (logged): answer from the event
@@ -298,6 +312,8 @@ class GameService:
         rules: dict[str, Any],
         decision_seconds: float | None,
         client_seed: str,
+        start: bool = True,
+        invitation_seconds: float | None = None,
     ) -> GameInfo:
         return await asyncio.to_thread(
             self.create_table_blocking,
@@ -307,6 +323,8 @@ class GameService:
             rules,
             decision_seconds,
             client_seed,
+            start,
+            invitation_seconds,
         )
 
     def start_blocking(
@@ -327,6 +345,8 @@ class GameService:
             raise Forbidden("only the table's creator or the admin may start it")
         if info.status != "created":
             raise Conflict(f"game {game_id!r} has started already")
+        # Never seat a player who has not accepted (InvitationsPending, TableCancelled).
+        self.invitations.consent(game_id, info.created_by, info.seats)
         try:
             state = self.repo.create(
                 game_id,

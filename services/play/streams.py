@@ -19,9 +19,11 @@ from typing import Any
 from domain.game import GameState, Phase
 from domain.results import points_number
 from domain.view import seat_view
+from services.identity import Principal
 from services.play.driver import iso
+from services.play.invitations import PENDING, Invitation, InvitationNotFound, describe
 from services.play.live import Message, StreamFormat, encode, messages
-from services.play.service import GameService
+from services.play.service import GameInfo, GameService
 from tournament.games import GameNotFound, stream_id, to_domain_event
 
 __all__ = [
@@ -197,9 +199,12 @@ async def player_stream(
 
     Not resumable: a (re)connected stream first announces every live game of the player, then
     each start and end as it happens; a game that ended while no stream was open gets no
-    `game_over`. Each notice's id (`<game_id>:started`, `<game_id>:over`) is stable, so a client
-    that reconnects can tell a notice it has seen from a new one."""
+    `game_over`. Invitations to the player: `invitation` when one is open, `invitation_closed`
+    when it is answered, cancelled or expires. Each notice's id (`<game_id>:started`,
+    `<game_id>:over`, `<invitation_id>:invited`, `<invitation_id>:closed`) is stable, so a
+    client that reconnects can tell a notice it has seen from a new one."""
     live: dict[str, tuple[str, ...]] = {}
+    invited: dict[str, Invitation] = {}
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
@@ -222,6 +227,7 @@ async def player_stream(
                 data = over_notice(game_id, player_id, players, state)
                 out.append(_notice(f"{game_id}:over", game_id, "game_over", data, fmt))
         live = current
+        invited = await invitation_notices(games, player_id, invited, fmt, out)
         if out:
             yield b"".join(out)
             last_sent = time.monotonic()
@@ -235,3 +241,42 @@ def _notice(
     notice_id: str, game_id: str, kind: str, data: dict[str, Any], fmt: StreamFormat
 ) -> bytes:
     return encode({"id": notice_id, "game_id": game_id, "type": kind, "data": data}, fmt)
+
+
+async def invitation_notices(
+    games: GameService,
+    player_id: str,
+    seen: dict[str, Invitation],
+    fmt: StreamFormat,
+    out: list[bytes],
+) -> dict[str, Invitation]:
+    """Add an `invitation` notice for each pending invitation to the player not yet told of,
+    and an `invitation_closed` one for each told of that is no longer pending; the pending
+    ones now. Each notice's `data` is the invitation as `GET /api/v1/invitations/{id}`
+    shows it."""
+    book = games.invitations
+    pending = await asyncio.to_thread(book.received, player_id, PENDING, 500)
+    current = {i.id: i for i in pending}
+    for invitation_id, invitation in current.items():
+        if invitation_id not in seen:
+            data = describe(invitation, await _table(games, invitation.game_id))
+            out.append(
+                _notice(f"{invitation_id}:invited", invitation.game_id, "invitation", data, fmt)
+            )
+    for invitation_id, before in seen.items():
+        if invitation_id in current:
+            continue
+        try:
+            now = await asyncio.to_thread(book.get, invitation_id, Principal(player_id))
+        except InvitationNotFound:
+            now = before
+        data = describe(now, await _table(games, now.game_id))
+        out.append(_notice(f"{invitation_id}:closed", now.game_id, "invitation_closed", data, fmt))
+    return current
+
+
+async def _table(games: GameService, game_id: str) -> GameInfo | None:
+    try:
+        return await games.info(game_id)
+    except LookupError:
+        return None

@@ -9,7 +9,7 @@ from litestar.testing import TestClient
 
 from services.app import create_app
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import bearer, create_game, create_player, wait_for, wait_over
+from tests.service.helpers import ADMIN, bearer, create_game, create_player, wait_for, wait_over
 
 SEAT0_FIRST = {"mode": "short12", "first_declarer": "seat0"}
 
@@ -31,7 +31,7 @@ def test_illegal_actions_strike_and_the_third_forfeits(make_settings: SettingsFa
     with TestClient(create_app(make_settings(decision_seconds=120))) as client:
         ada, bora = create_player(client, "ada"), create_player(client, "bora")
         game_id = create_game(
-            client, ada, ["ada", "bora", "house:random", "house:random"], rules=SEAT0_FIRST
+            client, ADMIN, ["ada", "bora", "house:random", "house:random"], rules=SEAT0_FIRST
         )
         url = f"/api/v1/games/{game_id}/actions"
         view = seat_view(client, game_id, 0, ada)

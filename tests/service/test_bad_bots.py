@@ -15,7 +15,7 @@ from services.bots.push import PushClient, PushReply
 from services.bots.urls import UrlPolicy
 from tests.service.bad_bots import HUGE, MODES, BadBot
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import create_game, create_player, wait_over
+from tests.service.helpers import ADMIN, create_game, create_player, wait_over
 
 REASON = {
     "slow": "timeout",
@@ -44,7 +44,6 @@ def test_every_kind_of_bad_bot_is_struck_out_and_the_games_finish(
     settings = make_settings(decision_seconds=DECISION_SECONDS)
     try:
         with TestClient(create_app(settings)) as client:
-            owner = create_player(client, "owner")
             create_player(client, "good", bot_url=good.url)
             games: dict[str, str] = {}
             for mode, bot in bots.items():
@@ -52,7 +51,7 @@ def test_every_kind_of_bad_bot_is_struck_out_and_the_games_finish(
                 create_player(client, player, bot_url=bot.url)
                 seats = [player, "house:random", "good", "house:random"]
                 games[mode] = create_game(
-                    client, owner, seats, rules={"mode": "short12", "first_declarer": "seat0"}
+                    client, ADMIN, seats, rules={"mode": "short12", "first_declarer": "seat0"}
                 )
             for mode, game_id in games.items():
                 final = wait_over(client, game_id)
@@ -116,13 +115,12 @@ def test_bot_urls_are_checked_again_when_called(make_settings: SettingsFactory) 
     good = PushBotServer(strategy_decider("random", 1)).start()
     try:
         with TestClient(create_app(make_settings())) as client:
-            owner = create_player(client, "owner")
             create_player(client, "local", bot_url=good.url)
         strict = make_settings(bot_url_allow="", decision_seconds=5)
         with TestClient(create_app(strict)) as client:
             game_id = create_game(
                 client,
-                owner,
+                ADMIN,  # the admin seats the bot (a player would invite it)
                 ["local", "house:random", "house:random", "house:random"],
                 rules={"mode": "short12", "first_declarer": "seat0"},
             )

@@ -25,6 +25,7 @@ from services.settings import Settings
 from tests.processes import free_port
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
+    ADMIN,
     HANG_GUARD,
     LiveServer,
     allow_one_player_twice,
@@ -96,9 +97,8 @@ def test_the_push_example_plays_a_game_and_a_match(
     wait_for(lambda: proc.poll() is None and _listening(url), "the example bot to listen")
     server = live_server(make_settings(decision_seconds=10))
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        owner = create_player(client, "owner")
-        create_player(client, "mybot", bot_url=url)
-        _play_one_game(client, owner, "mybot")
+        token = create_player(client, "mybot", bot_url=url)
+        _play_one_game(client, token, "mybot")  # the bot sets its table, as in the quick start
     register()  # what `king match` does first: bot URLs play as strategies
     result = run_match([url, "random"], 2, 1, Rules(mode="short12"))
     assert result.games == 2 and result.results[0].name == url
@@ -114,10 +114,9 @@ def test_the_kit_example_plays_a_game_by_pull(
     assert 'SERVICE = "http://127.0.0.1:8000"' in code
     code = code.replace('"http://127.0.0.1:8000"', repr(server.url))  # this test's service
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        owner = create_player(client, "owner")
         token = create_player(client, "mybot")
         run_bot("kit-bot", [token], code)
-        _play_one_game(client, owner, "mybot")
+        _play_one_game(client, token, "mybot")
 
 
 @pytest.fixture
@@ -163,7 +162,7 @@ def _plays_two_games_and_exits(
     the end and without a strike, then exits by itself."""
     allow_one_player_twice(monkeypatch)
     with httpx.Client(base_url=url, trust_env=False, timeout=30) as client:
-        owner = create_player(client, "owner")
+        owner = ADMIN  # seats the bot with no invitation to accept
         proc = start(create_player(client, "mybot"))
         games = [
             create_game(

@@ -22,7 +22,7 @@ import pytest
 
 from services.settings import Settings
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import LiveServer, bearer, create_game, create_player, wait_over
+from tests.service.helpers import ADMIN, LiveServer, bearer, create_game, create_player, wait_over
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 
@@ -196,7 +196,7 @@ def play_and_scan(
         tokens = {f"p{i}": create_player(client, f"p{i}") for i in range(3)}
         for n, mode in enumerate(modes):
             seats = ["p0", "p1", "house:heuristic", "p2"]
-            game_id = create_game(client, tokens["p0"], seats, rules={"mode": mode})
+            game_id = create_game(client, ADMIN, seats, rules={"mode": mode})
             rng = random.Random(n)
             clients = [
                 Seat(server.url, tokens[p], game_id, s, random.Random(rng.random()))

@@ -25,7 +25,7 @@ from services.observability import Metrics
 from services.play.driver import GameDriver
 from tests.processes import Serve, serve_env, wait_for
 from tests.service.bad_bots import BadBot
-from tests.service.helpers import create_game, create_player
+from tests.service.helpers import ADMIN, create_game, create_player
 from tests.service.test_leak import Seat
 from tournament.games import GameNotFound
 
@@ -88,7 +88,7 @@ def test_the_service_log_names_no_card_hand_or_seed(tmp_path: Path) -> None:
             create_player(client, "pushbad", bot_url=illegal.url)
             puller = create_player(client, "puller")
             seats = ["pushgood", "pushbad", "puller", "house:heuristic"]
-            game_id = create_game(client, puller, seats, rules={"mode": "short12"})
+            game_id = create_game(client, ADMIN, seats, rules={"mode": "short12"})
             seat = Seat(server.url, puller, game_id, 2, FirstTurnIllegal())
             runner = threading.Thread(target=seat.run, daemon=True)
             runner.start()

@@ -15,7 +15,7 @@ from domain.record import check_record
 from services.botkit import PullBot, PushBotServer, strategy_decider
 from services.settings import Settings
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import LiveServer, bearer, create_game, create_player, wait_over
+from tests.service.helpers import ADMIN, LiveServer, bearer, create_game, create_player, wait_over
 
 
 def test_push_and_pull_bots_play_whole_games(
@@ -44,13 +44,12 @@ def play_games(
             create_player(client, "pushy", bot_url=push_heuristic.url)
             create_player(client, "pushr", bot_url=push_random.url)
             pull_token = create_player(client, "puller")
-            owner = create_player(client, "owner")
             bot = PullBot(server.url, pull_token, strategy_decider("random", 3))
             runner = threading.Thread(target=bot.run, kwargs={"max_games": len(modes)}, daemon=True)
             runner.start()
             seats = ["pushy", "puller", "pushr", "house:heuristic"]
             games = [
-                create_game(client, owner, seats[i:] + seats[:i], rules={"mode": mode})
+                create_game(client, ADMIN, seats[i:] + seats[:i], rules={"mode": mode})
                 for i, mode in enumerate(modes)
             ]
             for game_id in games:

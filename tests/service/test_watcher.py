@@ -18,6 +18,7 @@ from services.botkit import PullBot, strategy_decider
 from services.play.watcher import game_changes
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
+    ADMIN,
     LiveServer,
     bearer,
     create_game,
@@ -123,7 +124,7 @@ def test_an_action_is_judged_on_the_stored_state_not_a_lagging_cache(
     ):
         names = ["ada", "bo", "cem", "dee"]
         tokens = {n: create_player(reader, n) for n in names}
-        game_id = create_game(reader, tokens["ada"], names, rules={"mode": "short12"})
+        game_id = create_game(reader, ADMIN, names, rules={"mode": "short12"})
 
         def seat_view(seat: int) -> dict[str, Any]:
             token = tokens[names[seat]]
@@ -153,7 +154,7 @@ def test_the_feed_carries_a_processes_cached_state_forward(
     with TestClient(api) as a, TestClient(other) as b:
         names = ["ada", "bo", "cem", "dee"]
         tokens = {n: create_player(a, n) for n in names}
-        game_id = create_game(a, tokens["ada"], names, rules={"mode": "short12"})
+        game_id = create_game(a, ADMIN, names, rules={"mode": "short12"})
 
         def act(client: TestClient[Any]) -> int:
             seat = a.get(f"/api/v1/games/{game_id}/seats/0", headers=bearer(tokens["ada"]))

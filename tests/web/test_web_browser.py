@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from services.app import services_of
-from tests.service.helpers import ADMIN_HEADERS, LiveServer, bearer, wait_for
+from tests.service.helpers import ADMIN, ADMIN_HEADERS, LiveServer, bearer, wait_for
 from tests.web.conftest import shot
 
 pytestmark = pytest.mark.slow
@@ -384,7 +384,8 @@ def test_play_page_shows_refusals_and_the_clock(server: LiveServer, page: Any) -
     with httpx.Client(base_url=server.url, timeout=30) as http:
         token = _player(http, "ada")
         bo = _player(http, "bo")
-        _game(http, token, ["ada", "bo", "house:random", "house:random"], "refuse")
+        # the admin seats both (a player seating another would invite them)
+        _game(http, ADMIN, ["ada", "bo", "house:random", "house:random"], "refuse")
         page.goto(f"{server.url}/play/refuse?lang=en")
         page.fill("#token", token)
         page.click("#signin button[type=submit]")
