@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from domain.contracts import Contract
-from services.api_types import PublicView, RuleChanges, SeatView
+from services.api_types import InvitationOut, PublicView, RuleChanges, SeatView
 
 PlayerId = Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{1,39}$", examples=["ada"])]
 SeatOwner = Annotated[
@@ -95,26 +95,6 @@ class GameDetail(Struct):
     game: GameOut
     view: PublicViewJSON | None
     version: int
-
-
-class InvitationOut(Struct):
-    """An invitation to the seat(s) of a table (services.play.invitations)."""
-
-    id: str
-    game_id: str
-    inviter: str
-    invitee: str
-    seats: list[int]
-    status: Literal["pending", "accepted", "declined", "expired", "cancelled"]
-    reason: str | None
-    start: bool
-    created_at: datetime
-    expires_at: datetime
-    answered_at: datetime | None
-    players: list[str]
-    rules: dict[str, Any]
-    decision_seconds: float | None
-    game_status: str | None
 
 
 class MyInvitations(Struct):

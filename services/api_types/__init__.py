@@ -26,6 +26,7 @@ from services.api_types.common import (
     RuleOptions,
 )
 from services.api_types.health import Live, Ownership, Ready, ReadyChecks, SchedulerStatus
+from services.api_types.invitations import InvitationOut
 from services.api_types.messages import (
     STREAMS,
     PlayerNotice,
@@ -42,6 +43,7 @@ __all__ = [
     "ChainCheck",
     "DeclareAction",
     "EndedDeal",
+    "InvitationOut",
     "KingRecord",
     "LegalAction",
     "Live",

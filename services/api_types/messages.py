@@ -36,6 +36,7 @@ from services.api_types.common import (
     Seats,
     Shape,
 )
+from services.api_types.invitations import InvitationOut
 from services.api_types.tournaments import TournamentMessage
 from services.api_types.views import SeatView
 
@@ -323,7 +324,27 @@ class GameOverNotice(_Notice, tag="game_over"):
     data: GameOverNoticeData
 
 
-PlayerNotice = GameStartedNotice | GameOverNotice
+class _InvitationNotice(Shape, tag_field="type"):
+    id: Annotated[
+        str,
+        Meta(
+            pattern="^.+:(invited|closed)$",
+            description="<invitation_id>:invited or <invitation_id>:closed",
+        ),
+    ]
+    game_id: str
+    data: InvitationOut
+
+
+class InvitationNotice(_InvitationNotice, tag="invitation"):
+    """An invitation to the player is open: accept or decline it through the API."""
+
+
+class InvitationClosedNotice(_InvitationNotice, tag="invitation_closed"):
+    """An invitation to the player was answered, cancelled or has expired (`data.status`)."""
+
+
+PlayerNotice = GameStartedNotice | GameOverNotice | InvitationNotice | InvitationClosedNotice
 
 STREAMS: dict[str, object] = {
     "GET /api/v1/games/{id}/events": PublicGameMessage,

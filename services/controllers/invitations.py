@@ -8,13 +8,14 @@ from typing import Annotated, Literal
 from litestar import Controller, get, post
 from litestar.params import FromPath, FromQuery, Parameter
 
+from services.api_types import InvitationOut
 from services.container import Services
 from services.controllers.deps import PrincipalDep, ServicesDep
 from services.identity import Principal
 from services.openapi import problems
 from services.play.invitations import Invitation, InvitationDesk, describe
 from services.play.service import Forbidden, GameInfo
-from services.schemas import InvitationOut, MyInvitations
+from services.schemas import MyInvitations
 from tournament.games import GameNotFound
 
 Listed = Literal["pending", "accepted", "declined", "expired", "cancelled", "all"]

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from domain.game import GameState, Phase
 from domain.results import points_number
 from domain.view import seat_view
@@ -259,7 +261,7 @@ async def invitation_notices(
     current = {i.id: i for i in pending}
     for invitation_id, invitation in current.items():
         if invitation_id not in seen:
-            data = describe(invitation, await _table(games, invitation.game_id))
+            data = _shown(describe(invitation, await _table(games, invitation.game_id)))
             out.append(
                 _notice(f"{invitation_id}:invited", invitation.game_id, "invitation", data, fmt)
             )
@@ -270,7 +272,7 @@ async def invitation_notices(
             now = await asyncio.to_thread(book.get, invitation_id, Principal(player_id))
         except InvitationNotFound:
             now = before
-        data = describe(now, await _table(games, now.game_id))
+        data = _shown(describe(now, await _table(games, now.game_id)))
         out.append(_notice(f"{invitation_id}:closed", now.game_id, "invitation_closed", data, fmt))
     return current
 
@@ -280,3 +282,10 @@ async def _table(games: GameService, game_id: str) -> GameInfo | None:
         return await games.info(game_id)
     except LookupError:
         return None
+
+
+def _shown(invitation: dict[str, Any]) -> dict[str, Any]:
+    """The invitation's values in the API's own forms (times as msgspec writes them), so that a
+    notice shows an invitation exactly as `GET /api/v1/invitations/{id}` does."""
+    shown: dict[str, Any] = msgspec.to_builtins(invitation)
+    return shown

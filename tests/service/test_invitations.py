@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 from sqlalchemy import MetaData
 
+from services.api_types import PlayerNotice
 from services.app import create_app, services_of
 from services.container import Services
 from services.db.models import InvitationRow
@@ -28,6 +29,7 @@ from services.identity import Principal
 from services.play.invitations import InvitationBook, InvitationClosed, TableCancelled
 from services.settings import load_settings
 from tests.service.conftest import SettingsFactory, _base
+from tests.service.exact_shapes import exact
 from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_for
 
 HOUSE = "house:random"
@@ -365,6 +367,9 @@ def test_the_invitees_stream_tells_of_invitations(
             assert closed["data"]["id"] == inv and closed["data"]["status"] == "accepted"
             started = next_notice("game_started")
             assert started["data"]["game_id"] == made["game"]["id"]
+        assert invited["id"] == f"{inv}:invited" and closed["id"] == f"{inv}:closed"
+        for notice in seen:  # each exactly as the documented shape says
+            exact(notice, PlayerNotice)
 
 
 # --- any order of answers --------------------------------------------------------------------
