@@ -177,7 +177,9 @@ class GameController(Controller):
             HeaderParameter(
                 name=KEY_HEADER,
                 required=False,
-                pattern=KEY_DOC_PATTERN,
+                # in the document only: services.idempotency refuses a bad key with its own
+                # problem (code bad_idempotency_key)
+                schema_extra={"pattern": KEY_DOC_PATTERN},
                 description="a key of the client's choosing (a UUID), one per decision: a "
                 "repeat gets the first answer, marked `Idempotent-Replayed: true`",
             ),

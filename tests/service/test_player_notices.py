@@ -17,6 +17,7 @@ from services.botkit import PullBot, strategy_decider
 from services.settings import Settings
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
+    ADMIN,
     LiveServer,
     allow_one_player_twice,
     bearer,
@@ -50,7 +51,7 @@ def test_a_player_with_two_seats_gets_one_notice_per_game_and_plays_both(
     notices: list[dict[str, str]] = []
     with httpx.Client(base_url=server.url, trust_env=False, timeout=60) as client:
         token = create_player(client, "twin")
-        owner = create_player(client, "owner")
+        owner = ADMIN  # seats the twin with no invitation to accept
         game_id = create_game(client, owner, seats, start=False)
         bot = PullBot(server.url, token, strategy_decider("random", 7))
         runner = threading.Thread(target=bot.run, kwargs={"max_games": 1}, daemon=True)
@@ -101,7 +102,8 @@ def test_a_reconnected_stream_announces_a_live_game_again_with_the_same_id(
     with httpx.Client(base_url=server.url, trust_env=False, timeout=60) as client:
         token = create_player(client, "ada")
         create_player(client, "bora")
-        game_id = create_game(client, token, ["ada", "house:random", "house:random", "bora"])
+        # the admin seats bora (a player's table would wait for her to accept)
+        game_id = create_game(client, ADMIN, ["ada", "house:random", "house:random", "bora"])
         seen = []
         for _ in range(2):  # ada never moves: the game stays live between the two streams
             with client.stream(
