@@ -76,7 +76,7 @@ class InvitationController(Controller):
         return await _out(services, await _desk(services).get(invitation_id, principal))
 
     @post("/invitations/{invitation_id:str}/accept", status_code=200, responses=problems(403, 409))
-    async def accept(
+    async def accept_invitation(
         self, invitation_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> InvitationOut:
         """Accept (the invitee): once every invitation of the table is accepted the game
@@ -85,14 +85,14 @@ class InvitationController(Controller):
         return await _out(services, invitation)
 
     @post("/invitations/{invitation_id:str}/decline", status_code=200, responses=problems(403, 409))
-    async def decline(
+    async def decline_invitation(
         self, invitation_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> InvitationOut:
         """Decline (the invitee): the table is cancelled, never started."""
         return await _out(services, await _desk(services).decline(invitation_id, principal))
 
     @post("/invitations/{invitation_id:str}/cancel", status_code=200, responses=problems(403, 409))
-    async def cancel(
+    async def cancel_invitation(
         self, invitation_id: FromPath[str], services: ServicesDep, principal: PrincipalDep
     ) -> InvitationOut:
         """Cancel (the inviter or the admin): the table is cancelled, never started; 409 once

@@ -20,11 +20,12 @@ from litestar.response import Stream
 
 from domain.game import Phase
 from eventstore import EventStore
+from services.api_types import KingRecord
 from services.container import Services
 from services.content_type import require_json
 from services.controllers.deps import ServicesDep, provide_admin
 from services.identity import Principal
-from services.openapi import ALSO_AS, REF_TEMPLATE, problems
+from services.openapi import ALSO_AS, REF_TEMPLATE, answer, problems
 from services.problems import Unprocessable
 from services.record_export import DEFAULT_GAMES, MAX_GAMES, RecordExport, Selection
 from services.record_import import (
@@ -212,7 +213,14 @@ class RecordController(Controller):
     path = "/api/v1"
     tags = ("records",)
 
-    @get("/games/export", media_type=NDJSON, responses=problems(404, 422))
+    @get(
+        "/games/export",
+        media_type=NDJSON,
+        responses={
+            200: answer(KingRecord, "one king-record/1 document per line", NDJSON),
+            **problems(404, 422),
+        },
+    )
     async def export_records(
         self,
         services: ServicesDep,
