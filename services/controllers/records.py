@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
@@ -24,6 +25,7 @@ from services.api_types import KingRecord
 from services.container import Services
 from services.content_type import require_json
 from services.controllers.deps import ServicesDep, provide_admin
+from services.examples import import_body
 from services.identity import Principal
 from services.openapi import ALSO_AS, REF_TEMPLATE, answer, problems
 from services.problems import Unprocessable
@@ -191,11 +193,14 @@ class ImportOperation(Operation):
             description="one king-record/1 document (docs/RECORD.md)",
         )
         many = Schema(type=OpenAPIType.STRING, description="king-record/1 documents, one a line")
+        record = import_body()
         self.request_body = RequestBody(
             required=True,
             content={
-                "application/json": OpenAPIMediaType(schema=document),
-                NDJSON: OpenAPIMediaType(schema=many),
+                "application/json": OpenAPIMediaType(schema=document, example=record),
+                NDJSON: OpenAPIMediaType(
+                    schema=many, example=msgspec.json.encode(record).decode() + "\n"
+                ),
             },
         )
 
