@@ -45,6 +45,8 @@
         return;
       }
       me = r.body;
+      /* this player's pending invitations (this table's among them): an answer refreshes */
+      if (window.KingInvitations) { window.KingInvitations.mount(token, function () { refresh(); }); }
       return api("/games/" + gid).then(function (g) {
         signin(false);
         var seats = (g.body.view && g.body.view.players) || (g.body.game && g.body.game.seats) || [];
