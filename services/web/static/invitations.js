@@ -7,15 +7,7 @@
   var K = window.King, T = K.t;
   var token = null, onChange = null, gen = 0, timer = null, pending = null;
 
-  function api(path, opts) {
-    opts = opts || {};
-    opts.headers = Object.assign({ authorization: "Bearer " + token, accept: "application/json" }, opts.headers || {});
-    return fetch("/api/v1" + path, opts).then(function (r) {
-      var ct = r.headers.get("content-type") || "";
-      var body = ct.indexOf("json") >= 0 ? r.json() : r.text();
-      return body.then(function (b) { return { ok: r.ok, status: r.status, body: b }; });
-    });
-  }
+  function api(path, opts) { return K.api(token, path, opts); }
   function box() { return document.getElementById("invitations"); }
   function say(id, text) { document.getElementById(id).textContent = text || ""; }
   function when(iso) {

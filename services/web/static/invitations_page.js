@@ -11,18 +11,16 @@
   }
   function start() {
     if (!token) { signin(true); return; }
-    fetch("/api/v1/me", { headers: { authorization: "Bearer " + token, accept: "application/json" } })
-      .then(function (r) { return r.json().then(function (b) { return { ok: r.ok, status: r.status, body: b }; }); })
-      .then(function (r) {
-        if (!r.ok) {
-          sessionStorage.removeItem(KEY); token = null; signin(true);
-          document.getElementById("signin-error").textContent = T.refused + ": " + ((r.body && (r.body.detail || r.body.title)) || r.status);
-          return;
-        }
-        signin(false);
-        document.getElementById("whoami").textContent = T.signed_in_as + ": " + r.body.id;
-        window.KingInvitations.mount(token);
-      });
+    K.api(token, "/me").then(function (r) {
+      if (!r.ok) {
+        sessionStorage.removeItem(KEY); token = null; signin(true);
+        document.getElementById("signin-error").textContent = T.refused + ": " + ((r.body && (r.body.detail || r.body.title)) || r.status);
+        return;
+      }
+      signin(false);
+      document.getElementById("whoami").textContent = T.signed_in_as + ": " + r.body.id;
+      window.KingInvitations.mount(token);
+    });
   }
   document.getElementById("signin").onsubmit = function (e) {
     e.preventDefault();
