@@ -10,7 +10,8 @@ handler rather than by hand, so the document cannot drift from the code:
   400 when it takes parameters or a body, 401 when it reads a token, 403 for admin operations,
   404 when its path names something, 415 when it takes a body, 429 when it is rate limited,
   503 when it reads the database; plus what a handler declares itself with `problems(...)`;
-- request bodies that refuse unknown fields say so (`additionalProperties: false`);
+- request bodies that refuse unknown fields say so (`additionalProperties: false`), and an
+  optional body is not `required`;
 - the summary is the docstring's first sentence, the description the whole docstring;
 - an example on every answer, body and named parameter (services.examples: each one an
   instance of its shape), and a problem body on every problem answer.
@@ -268,6 +269,9 @@ def _complete(path: str, handler: HTTPRouteHandler, operation: dict[str, Any]) -
     for param in params:
         _constrain(handler, param)
     body = "requestBody" in operation
+    taken = handler.parsed_fn_signature.parameters.get("data")
+    if body and taken is not None and (taken.is_optional or taken.has_default):
+        operation["requestBody"]["required"] = False  # e.g. a pause with no reason: no body
     statuses: set[int] = set()
     if params or body:
         statuses.add(400)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
@@ -198,9 +197,9 @@ class ImportOperation(Operation):
             required=True,
             content={
                 "application/json": OpenAPIMediaType(schema=document, example=record),
-                NDJSON: OpenAPIMediaType(
-                    schema=many, example=msgspec.json.encode(record).decode() + "\n"
-                ),
+                # No example here: Schemathesis, which sends the body examples, has no
+                # serializer for NDJSON (the JSON one above is the same record).
+                NDJSON: OpenAPIMediaType(schema=many),
             },
         )
 

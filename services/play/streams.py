@@ -100,7 +100,19 @@ async def game_stream(
         yield b"retry: 2000\n\n"
     first = True
     while True:
-        batch, state = await messages_after(games, game_id, position)
+        try:
+            batch, state = await messages_after(games, game_id, position)
+        except GameNotFound:
+            # A table set but not started yet has no events: nothing to send until its
+            # first one (a page waiting for the start follows this); not following: done.
+            if not options.follow:
+                return
+            if not await games.live.wait(game_id, position, options.poll_seconds) and (
+                time.monotonic() - last_sent >= options.keepalive_seconds
+            ):
+                yield keepalive(fmt)
+                last_sent = time.monotonic()
+            continue
         if first and seat is not None and _substituted_before(state, seat, batch):
             return  # a forfeited seat's stream has ended: the hands are no longer its
         first = False
