@@ -51,7 +51,7 @@ log = get_logger("king.http")
 
 # Every kind of problem the API answers with: its slug (the `type` URI is PROBLEM_BASE + slug,
 # its default `code` the slug with underscores), status and title. docs/API.md lists them;
-# tests/service/test_problem_kinds.py checks that the two agree.
+# tests/service/test_openapi_document.py checks that the two agree.
 KINDS: dict[str, tuple[int, str]] = {
     "bad-request": (400, "bad request"),
     "idempotency-key-malformed": (400, "bad request"),
