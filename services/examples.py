@@ -302,37 +302,56 @@ def import_body() -> dict[str, Any]:
     return record
 
 
-def problem_example(status: int) -> Any:
-    """A problem body of the general kind `status` answers."""
+# The problem an operation's answer of a status most often is, where it is not the status's
+# general kind: (operationId, status) -> (kind, code, detail).
+OWN_PROBLEMS: dict[tuple[str, int], tuple[str, str, str]] = {
+    ("createGame", 422): ("bad-table", "bad_table", "seat 2 names no player: zed"),
+    ("startGame", 409): (
+        "invitations-pending",
+        "invitations_pending",
+        "bo has not accepted the invitation yet",
+    ),
+    ("createPlayer", 422): ("bad-bot-url", "bad_bot_url", "the bot URL names a private address"),
+    ("setMyBotUrl", 422): ("bad-bot-url", "bad_bot_url", "the bot URL names a private address"),
+    ("importRecords", 400): ("bad-record", "malformed", "the body is not JSON"),
+    ("importRecords", 422): ("record-refused", "must_follow_suit", "deal 1, play 6: R-FOLLOW"),
+    **{
+        (op, 409): ("invitation-closed", "invitation_closed", "the invitation was declined")
+        for op in ("acceptInvitation", "declineInvitation", "cancelInvitation")
+    },
+}
+DETAILS = {
+    400: "the body does not fit the document: Expected `int`, got `str` - at `$.seat`",
+    401: "this needs a token: Authorization: Bearer <token>",
+    403: "this needs the admin token",
+    404: f"no game {GAME!r}",
+    409: "the action answers version 8; the game is at version 9",
+    413: "the body is larger than the service accepts",
+    415: "the body must be JSON (Content-Type: application/json), not text/plain",
+    422: "seat 2 must follow the suit led",
+    429: "over the rate limit: retry after 1 s",
+    503: "the database is busy; send the request again",
+}
+
+
+def problem_example(status: int, operation_id: str = "") -> Any:
+    """A problem body of the kind the operation's answer of `status` is: its own kind where
+    OWN_PROBLEMS names one, else the status's general kind (a rules refusal for a 422 of
+    submitAction)."""
+    own = OWN_PROBLEMS.get((operation_id, status))
+    if own is not None:
+        kind, code, detail = own
+        return _json(problem_body(status, KINDS[kind][1], detail, kind=kind, code=code))
     kind = kind_of(status)
-    title = KINDS[kind][1]
-    detail = {
-        400: "Validation failed for POST /api/v1/games",
-        401: "a token is needed: Authorization: Bearer <token>",
-        403: "only the admin may do this",
-        404: f"no game {GAME}",
-        409: "the action answers version 8; the game is at version 9",
-        413: "the body is larger than 65536 bytes",
-        415: "the body must be JSON (Content-Type: application/json)",
-        422: "seat 2 must follow the suit led",
-        429: "over the rate limit; retry after 1 s",
-        503: "the database is busy; send the request again",
-    }.get(status, title)
+    detail = DETAILS.get(status, KINDS[kind][1])
     extra: dict[str, Any] = {}
     if status == 400:
-        extra = {
-            "code": "invalid_request",
-            "errors": [s.ValidationError("Expected `int`, got `str`", "seat", "body")],
-        }
-    if status == 422:
-        extra = {
-            "kind": "illegal-action",
-            "code": "must_follow_suit",
-            "rule": "R-FOLLOW",
-            "message": detail,
-        }
-    kind_name = extra.pop("kind", None)
-    return _json(problem_body(status, title, detail, kind=kind_name, **extra))
+        errors = [s.ValidationError("Expected `int`, got `str` - at `$.seat`", "data", "body")]
+        extra = {"code": "invalid_request", "errors": errors}
+    if (operation_id, status) == ("submitAction", 422):
+        kind = "illegal-action"
+        extra = {"code": "must_follow_suit", "rule": "R-FOLLOW", "message": detail}
+    return _json(problem_body(status, KINDS[kind][1], detail, kind=kind, **extra))
 
 
 __all__ = ["PARAMETERS", "TEXT", "examples", "import_body", "problem_example", "unready"]

@@ -191,7 +191,8 @@ def _exemplify(operation: dict[str, Any]) -> None:
     for status, response in operation.get("responses", {}).items():
         for media_type, media in response.get("content", {}).items():
             if media_type == PROBLEM_JSON:
-                media.setdefault("example", examples.problem_example(int(status)))
+                example = examples.problem_example(int(status), operation.get("operationId", ""))
+                media.setdefault("example", example)
             else:
                 _example_on(media_type, media, int(status))
 
