@@ -14,8 +14,9 @@ from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, Parameter
 
 from services.controllers.deps import PrincipalDep, ServicesDep, own_player, provide_admin
-from services.identity import Player, Principal
+from services.identity import Player, Principal, ReservedPlayerId
 from services.openapi import problems
+from services.problems import Unprocessable
 from services.schemas import BotUrlIn, PlayerCreate, PlayerCreated, PlayerOut, TokenOut
 
 
@@ -43,9 +44,12 @@ class PlayerController(Controller):
         if url is not None:
             url = await asyncio.to_thread(services.policy.validate, url)
         kind = "bot" if url is not None else data.kind
-        player, token = await asyncio.to_thread(
-            services.players.create, data.id, data.name or data.id, kind, url
-        )
+        try:
+            player, token = await asyncio.to_thread(
+                services.players.create, data.id, data.name or data.id, kind, url
+            )
+        except ReservedPlayerId as exc:
+            raise Unprocessable(str(exc)) from None
         return PlayerCreated(player_out(player, admin), token)
 
     @get("/players")
