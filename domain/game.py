@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from domain import deal as dealmod
 from domain.cards import (
     ABOVE_TEN,
+    CARD_NAMES,
     FULL_DECK,
     QUEENS,
     TWO_OF_DIAMONDS,
@@ -234,6 +235,7 @@ class GameState(NamedTuple):
 
 _PENALTY_INDEX = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
 _FIELD_INDEX = {name: i for i, name in enumerate(GameState._fields)}
+_CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
 
 
 def _evolve(state: GameState, **changes: Any) -> GameState:
@@ -490,11 +492,14 @@ def _decide_start_deal(state: GameState, command: StartDeal) -> list[Event]:
 
 
 def _decide_play(state: GameState, command: Play) -> list[Event] | Violation:
-    why = play_violation(state, command.seat, command.card)
+    card = command.card
+    if isinstance(card, str):  # a name (records, the API): its index, for the mask test
+        card = _CARD_INDEX.get(card, card)  # (an unknown name stays: play_violation names it)
+    why = play_violation(state, command.seat, card)
     if why:
         return why
     assert state.deal is not None  # play_violation refuses a play without a deal
-    c = _card(command.card)
+    c = _card(card)
     before = state.deal
     events: list[Event] = [CardPlayed(state.deal_no, command.seat, c)]
     if len(before.trick) < 3:  # the trick goes on: nothing is derived from this card

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from services.commands import COMMANDS
 from services.errors import UserError
 from services.settings import load_settings
 
@@ -21,7 +22,7 @@ from services.settings import load_settings
 def register(sub: Any) -> None:
     audit = sub.add_parser(
         "audit",
-        help="audit games: hash chain, seed, hands and a replay of every action",
+        help=COMMANDS["audit"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
