@@ -27,7 +27,8 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        parser.exit(message=f"king {package_version()}\n")
+        print(f"king {package_version()}")  # on standard output, as argparse's own does
+        parser.exit()
 
 
 def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
