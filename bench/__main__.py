@@ -7,6 +7,8 @@ import sys
 
 BENCHMARKS = {
     "engine": "rules engine: deals/s beside OpenSpiel's Hearts",
+    "audit": "king audit --all: standard20 games/s on one core and with workers",
+    "cli": "king --help and king record check: start-up beside a bare interpreter",
     "store": "event store: append and replay rates beside the eventsourcing library",
     "append": "event store: CPU, Python calls and SQL statements per single-event append",
     "service": "game service: pull-bot actions/s and latency beside a bare Litestar endpoint",

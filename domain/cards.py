@@ -83,11 +83,18 @@ def mask_of(cards: Iterable[int]) -> int:
 
 # The cards of every 13-bit suit pattern, low to high: turns a mask into cards without a loop
 # over 52 bits (the hot path of legal-move listing).
-_RANKS_OF_PATTERN: tuple[tuple[int, ...], ...] = tuple(
-    tuple(r for r in range(13) if pattern >> r & 1) for pattern in range(1 << 13)
-)
+def _pattern_table(suit: int) -> tuple[tuple[int, ...], ...]:
+    """Entry p: the cards of `suit` whose ranks are the bits of p. Built by doubling (the
+    patterns with rank r are those without it, plus r), so importing this module stays cheap."""
+    table: list[tuple[int, ...]] = [()]
+    for rank in range(13):
+        card = (suit * 13 + rank,)
+        table += [cards + card for cards in table]
+    return tuple(table)
+
+
 _CARDS_OF_PATTERN: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(tuple(s * 13 + r for r in ranks) for ranks in _RANKS_OF_PATTERN) for s in range(4)
+    _pattern_table(s) for s in range(4)
 )
 
 

@@ -298,13 +298,36 @@ def to_payload(event: Event) -> dict[str, Any]:
     return out
 
 
+def _decoder(name: str, declared: str, codec: _Codec | None) -> Callable[[Any], Any]:
+    if codec:
+        return codec[1]
+    return {"int": _int, "bool": _bool}.get(declared, _str)
+
+
+# Per event type: its class and each field's (name, decoder), for the common case.
+_DECODERS: dict[str, tuple[type[Any], tuple[tuple[str, Callable[[Any], Any]], ...]]] = {
+    t: (cls, tuple((name, _decoder(name, declared, codec)) for name, declared, codec in _plan(cls)))
+    for t, cls in EVENT_TYPES.items()
+}
+
+
 def from_payload(type_: str, payload: object) -> Event:
     """The event of a type from its dict form; MalformedEvent for anything else."""
-    cls = EVENT_TYPES.get(type_)
-    if cls is None:
+    known = _DECODERS.get(type_)
+    if known is None:
         raise MalformedEvent(f"unknown event type {type_!r}")
     if not isinstance(payload, dict):
         raise MalformedEvent(f"{type_} payload must be an object")
+    cls, decoders = known
+    try:  # every event of every replay comes through here: one pass, no bookkeeping
+        event: Event = cls(*[decode(payload[name]) for name, decode in decoders])
+        return event
+    except Exception:  # whatever it was, the careful pass below names it
+        return _from_payload_carefully(type_, cls, payload)
+
+
+def _from_payload_carefully(type_: str, cls: type[Any], payload: dict[str, Any]) -> Event:
+    """from_payload field by field, naming the first field that is missing or malformed."""
     values: dict[str, Any] = {}
     for name, declared, codec in _plan(cls):
         if name not in payload:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, NamedTuple
 
 from domain import deal as dealmod
 from domain.cards import (
     ABOVE_TEN,
+    CARD_NAMES,
     FULL_DECK,
     QUEENS,
     TWO_OF_DIAMONDS,
@@ -176,12 +178,15 @@ class RedealtHands:
     hands: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
-    """Everything known about a game after some events. Replace, never mutate."""
+class GameState(NamedTuple):
+    """Everything known about a game after some events. Never mutated: `apply` builds the next.
+
+    A named tuple, like the deal it holds: every event makes a new state, and copying a tuple
+    with a few fields changed (`_evolve`) costs a fraction of a dataclass's `replace`.
+    """
 
     game_id: str = ""
-    rules: Rules = field(default_factory=Rules)
+    rules: Rules = Rules()
     players: tuple[str, ...] = ()
     commitment: str = ""
     client_seed: str = ""
@@ -229,6 +234,17 @@ class GameState:
 # --- helpers --------------------------------------------------------------------------------
 
 _PENALTY_INDEX = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
+_FIELD_INDEX = {name: i for i, name in enumerate(GameState._fields)}
+_CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
+
+
+def _evolve(state: GameState, **changes: Any) -> GameState:
+    """`state` with some fields changed (what `_replace` does, without its generic cost: this
+    runs once per event)."""
+    values = list(state)
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return tuple.__new__(GameState, values)
 
 
 def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
@@ -306,8 +322,25 @@ def legal_contracts(state: GameState) -> tuple[Contract, ...]:
     return tuple(c for c in Contract if declaration_violation(state, state.declarer, c) is None)
 
 
+def _playable(state: GameState, seat: object, card: object) -> bool:
+    """Whether `seat` may play card index `card` now: the one question of every play, asked
+    with a mask (the reasons of a refusal are `play_violation`'s, worked out only then)."""
+    st = state.deal
+    return (
+        state.phase is Phase.PLAYING
+        and st is not None
+        and not st.over
+        and type(card) is int
+        and 0 <= card < 52
+        and seat == st.to_move
+        and dealmod.legal_mask(st) >> card & 1 == 1
+    )
+
+
 def play_violation(state: GameState, seat: int, card: int | str) -> Violation | None:
     """Why `seat` may not play `card` now, or None."""
+    if _playable(state, seat, card):
+        return None
     if state.phase is Phase.OVER:
         return Violation("game_over", "the game is over")
     # Between deals a card is too late if a deal has just ended; before the first deal or
@@ -459,16 +492,19 @@ def _decide_start_deal(state: GameState, command: StartDeal) -> list[Event]:
 
 
 def _decide_play(state: GameState, command: Play) -> list[Event] | Violation:
-    why = play_violation(state, command.seat, command.card)
+    card = command.card
+    if isinstance(card, str):  # a name (records, the API): its index, for the mask test
+        card = _CARD_INDEX.get(card, card)  # (an unknown name stays: play_violation names it)
+    why = play_violation(state, command.seat, card)
     if why:
         return why
     assert state.deal is not None  # play_violation refuses a play without a deal
-    c = _card(command.card)
+    c = _card(card)
     before = state.deal
-    after = dealmod.play(before, c)
     events: list[Event] = [CardPlayed(state.deal_no, command.seat, c)]
-    if after.tricks == before.tricks:
+    if len(before.trick) < 3:  # the trick goes on: nothing is derived from this card
         return events
+    after = dealmod.play(before, c)
     events.append(
         TrickTaken(
             state.deal_no, after.tricks, before.leader, (*before.trick, c), after.winners[-1]
@@ -548,7 +584,7 @@ def apply(state: GameState, event: Event) -> GameState:
             _expect(event.declarer == holder, f"the holder of 2D (seat {holder}) declares")
         else:
             _expect(event.declarer == 0, "seat 0 declares first")
-        return replace(
+        return _evolve(
             state,
             phase=Phase.DECLARING,
             declarer=event.declarer,
@@ -577,7 +613,7 @@ def apply(state: GameState, event: Event) -> GameState:
             trump_left = state.trump_left
             penalty_left = _with(state.penalty_left, seat, state.penalty_left[seat] - 1)
             uses = _with(state.uses, i, state.uses[i] + 1)
-        return replace(
+        return _evolve(
             state,
             phase=Phase.PLAYING,
             deal=dealmod.new_deal(state.rules, c, seat, (*state.hands,)),  # type: ignore[arg-type]
@@ -590,7 +626,7 @@ def apply(state: GameState, event: Event) -> GameState:
         why = redeal_violation(state, event.seat)
         _expect(why is None, f"illegal redeal: {why.code if why else ''}")
         gone = RedealtHands(state.deal_no, state.attempt, state.declarer, state.hands)
-        return replace(
+        return _evolve(
             state,
             phase=Phase.AWAITING_DEAL,
             attempt=state.attempt + 1,
@@ -601,8 +637,9 @@ def apply(state: GameState, event: Event) -> GameState:
     if isinstance(event, GameEnded):
         _expect(state.phase is Phase.AWAITING_DEAL and state.result is None, "game_ended too early")
         expected = _game_result(state, state.totals, state.king)
-        _expect(event == expected, f"game result differs: expected {expected}, stored {event}")
-        return replace(state, phase=Phase.OVER, result=event, version=v)
+        if event != expected:  # (the message is built only then: it prints both)
+            raise InconsistentEvent(f"game result differs: expected {expected}, stored {event}")
+        return _evolve(state, phase=Phase.OVER, result=event, version=v)
     if isinstance(event, GameCreated):
         _expect(state.phase is Phase.NEW, "game_created twice")
         _expect(len(event.players) == 4, "a game has four players")
@@ -628,7 +665,7 @@ def apply(state: GameState, event: Event) -> GameState:
         except ValueError:
             matches = False
         _expect(matches, "the revealed seed does not match the commitment")
-        return replace(state, seed=event.server_seed, version=v)
+        return _evolve(state, seed=event.server_seed, version=v)
     return _apply_seat_event(state, event, v)
 
 
@@ -639,27 +676,39 @@ def _apply_seat_event(
     _expect(0 <= seat < 4, "a seat is 0-3")
     if isinstance(event, StrikeRecorded):
         _expect(event.count == state.strikes[seat] + 1, "strike count out of order")
-        return replace(state, strikes=_with(state.strikes, seat, event.count), version=v)
+        return _evolve(state, strikes=_with(state.strikes, seat, event.count), version=v)
     if isinstance(event, SeatAbandoned):
         _expect(event.player == state.occupants[seat][-1], f"{event.player} is not in seat {seat}")
-        return replace(state, abandoned=(*state.abandoned, (event.player, seat)), version=v)
+        return _evolve(state, abandoned=(*state.abandoned, (event.player, seat)), version=v)
     occupants = list(state.occupants)
     occupants[seat] = (*occupants[seat], event.player)
-    return replace(state, occupants=tuple(occupants), version=v)
+    return _evolve(state, occupants=tuple(occupants), version=v)
 
 
 def _apply_card(state: GameState, event: CardPlayed, v: int) -> GameState:
+    card = event.card
+    if not (
+        event.deal == state.deal_no
+        and len(state.trick_cards) < 4
+        and _playable(state, event.seat, card)
+    ):
+        _refuse_card(state, event)
+    assert state.deal is not None
+    return _evolve(
+        state,
+        deal=dealmod.play(state.deal, card),
+        trick_cards=(*state.trick_cards, card),
+        version=v,
+    )
+
+
+def _refuse_card(state: GameState, event: CardPlayed) -> None:
+    """Raise InconsistentEvent naming why this card cannot follow (the first reason)."""
     _expect(event.deal == state.deal_no, f"card for deal {event.deal} in deal {state.deal_no}")
     _expect(len(state.trick_cards) < 4, "card_played where trick_taken was due")
     why = play_violation(state, event.seat, event.card)
     _expect(why is None, f"illegal card {card_name(event.card)}: {why.code if why else ''}")
-    assert state.deal is not None
-    return replace(
-        state,
-        deal=dealmod.play(state.deal, event.card),
-        trick_cards=(*state.trick_cards, event.card),
-        version=v,
-    )
+    raise AssertionError("_refuse_card on a playable card")  # pragma: no cover
 
 
 def _apply_trick(state: GameState, event: TrickTaken, v: int) -> GameState:
@@ -669,8 +718,9 @@ def _apply_trick(state: GameState, event: TrickTaken, v: int) -> GameState:
     n = len(state.tricks) + 1
     leader = st.winners[n - 2] if n > 1 else st.declarer
     expected = TrickTaken(state.deal_no, n, leader, state.trick_cards, st.winners[n - 1])
-    _expect(event == expected, f"trick differs: expected {expected}, stored {event}")
-    return replace(state, tricks=(*state.tricks, event), trick_cards=(), version=v)
+    if event != expected:  # (the message is built only then: it prints both)
+        raise InconsistentEvent(f"trick differs: expected {expected}, stored {event}")
+    return _evolve(state, tricks=(*state.tricks, event), trick_cards=(), version=v)
 
 
 def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
@@ -681,7 +731,8 @@ def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
     )
     assert st is not None
     expected = _deal_result(state, st)
-    _expect(event == expected, f"deal result differs: expected {expected}, stored {event}")
+    if event != expected:  # (the message is built only then: it prints both)
+        raise InconsistentEvent(f"deal result differs: expected {expected}, stored {event}")
     done = CompletedDeal(
         state.deal_no,
         state.attempt,
@@ -694,18 +745,18 @@ def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
         event.void,
         event.king,
     )
-    base = replace(state, completed=(*state.completed, done), deal=None, trick_cards=(), version=v)
+    base = _evolve(state, completed=(*state.completed, done), deal=None, trick_cards=(), version=v)
     if event.void:
         i = _PENALTY_INDEX[st.contract]
         seat = state.declarer
-        return replace(
+        return _evolve(
             base,
             phase=Phase.AWAITING_DEAL,
             attempt=state.attempt + 1,
             penalty_left=_with(state.penalty_left, seat, state.penalty_left[seat] + 1),
             uses=_with(state.uses, i, state.uses[i] - 1),
         )
-    return replace(
+    return _evolve(
         base,
         phase=Phase.AWAITING_DEAL,
         deal_no=state.deal_no + 1,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterator
 
 from domain.cards import cards_of
 
@@ -20,13 +21,23 @@ def commitment(server_seed: bytes) -> str:
     return hashlib.sha256(server_seed).hexdigest()
 
 
-def _draws(server_seed: bytes, game_id: str, deal: int, attempt: int, client_seed: str):  # type: ignore[no-untyped-def]
-    prefix = f"king-shuffle/1|{game_id}|{deal}|{attempt}|{client_seed}|"
+# Rejection sampling's bound for each deck size: the largest multiple of n below 2^64.
+_LIMITS = tuple(_TWO_64 - _TWO_64 % n if n else 0 for n in range(53))
+
+
+def _draws(
+    server_seed: bytes, game_id: str, deal: int, attempt: int, client_seed: str
+) -> Iterator[int]:
+    """The stream of 64-bit draws: HMAC-SHA256 blocks of the prefix and a counter."""
+    keyed = hmac.new(server_seed, digestmod=hashlib.sha256)  # the key's work done once
+    prefix = f"king-shuffle/1|{game_id}|{deal}|{attempt}|{client_seed}|".encode()
     n = 0
     while True:
-        block = hmac.new(server_seed, (prefix + str(n)).encode("utf-8"), hashlib.sha256).digest()
+        block = keyed.copy()
+        block.update(prefix + str(n).encode())
+        digest = block.digest()
         for i in range(0, 32, 8):
-            yield int.from_bytes(block[i : i + 8], "big")
+            yield int.from_bytes(digest[i : i + 8], "big")
         n += 1
 
 
@@ -35,13 +46,13 @@ def shuffled_deck(
 ) -> list[int]:
     """The 52 cards in dealt order (Fisher–Yates over an HMAC-SHA256 stream, no modulo bias)."""
     deck = list(range(52))
-    draws = _draws(server_seed, game_id, deal, attempt, client_seed)
+    draw = _draws(server_seed, game_id, deal, attempt, client_seed).__next__
     for i in range(51, 0, -1):
         bound = i + 1
-        limit = _TWO_64 - (_TWO_64 % bound)
-        x = next(draws)
+        limit = _LIMITS[bound]
+        x = draw()
         while x >= limit:
-            x = next(draws)
+            x = draw()
         j = x % bound
         deck[i], deck[j] = deck[j], deck[i]
     return deck

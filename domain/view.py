@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from domain.cards import card_name, cards_of, parse_card
 from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
@@ -79,29 +79,39 @@ class Action:
         return AskRedeal(seat)
 
 
+# Actions are values: one of each, made once, serves every view.
+_PLAY_ACTIONS = tuple(Action("play", card=c) for c in range(52))
+_DECLARE_ACTIONS = {c: Action("declare", contract=c) for c in Contract}
+_REDEAL_ACTION = Action("redeal")
+
+
 def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
     """Every action `seat` may take now (empty when it is not that seat's turn)."""
     if state.to_move != seat:
         return ()
     if state.phase is Phase.DECLARING:
-        actions = [Action("declare", contract=c) for c in legal_contracts(state)]
+        actions = [_DECLARE_ACTIONS[c] for c in legal_contracts(state)]
         if redeal_violation(state, seat) is None:
-            actions.append(Action("redeal"))
+            actions.append(_REDEAL_ACTION)
         return tuple(actions)
     assert state.deal is not None
-    return tuple(Action("play", card=c) for c in cards_of(legal_mask(state.deal)))
+    return tuple(map(_PLAY_ACTIONS.__getitem__, cards_of(legal_mask(state.deal))))
 
 
-@dataclass(frozen=True, slots=True)
-class PlayedTrick:
+class PlayedTrick(NamedTuple):
+    """A trick as a view shows it (a named tuple: a view is built for every action)."""
+
     leader: int
     cards: tuple[int, ...]
     winner: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """A seat's (seat >= 0) or the public's (seat == -1) view of a game at one moment."""
+class SeatView(NamedTuple):
+    """A seat's (seat >= 0) or the public's (seat == -1) view of a game at one moment.
+
+    A named tuple, built for every action a seat is asked for: a frozen dataclass of this many
+    fields costs several times as much to make.
+    """
 
     game_id: str
     seat: int
@@ -230,7 +240,7 @@ def summary_dict(d: CompletedDeal | RedealtHands) -> dict[str, Any]:
 def seat_view(state: GameState, seat: int) -> SeatView:
     """What `seat` may see now; seat -1 is a spectator (no hand, no legal actions)."""
     st = state.deal
-    tricks = tuple(PlayedTrick(t.leader, t.cards, t.winner) for t in state.tricks)
+    tricks = tuple([PlayedTrick(t.leader, t.cards, t.winner) for t in state.tricks])
     if state.trick_cards and len(state.trick_cards) < 4 and st is not None:
         tricks += (PlayedTrick(st.leader, state.trick_cards, None),)
     hand = 0
@@ -240,7 +250,7 @@ def seat_view(state: GameState, seat: int) -> SeatView:
     return SeatView(
         game_id=state.game_id,
         seat=seat,
-        players=tuple(occ[-1] for occ in state.occupants) or state.players,
+        players=tuple([occ[-1] for occ in state.occupants]) or state.players,
         rules=state.rules,
         phase=state.phase,
         deal_no=_shown_deal(state),

@@ -854,6 +854,28 @@ class EventStore:
             raise StreamNotFound(sid)
         return result
 
+    def read_verified(
+        self, stream_id: str, *, upcast: bool = True
+    ) -> tuple[VerifyResult, list[RecordedEvent]]:
+        """The stream's chain verdict (as `verify` gives it) and its events (as `read_stream`
+        does), from one read of the rows in one snapshot: what an audit needs, at half the
+        reading. The events are returned whatever the verdict. Unknown stream:
+        `StreamNotFound`."""
+        sid = check_stream_id(stream_id)
+        st = self._sql
+        params: dict[str, Any] = {"sid": sid, "lo": 1, "lim": None if self._pg else -1, "off": 0}
+        with self._raw(write=False, snapshot=True) as cur:
+            cur.execute(st.one_head, {"sid": sid})
+            head = cur.fetchone()
+            cur.execute(st.stream_from, params)
+            rows = list(cur.fetchall())
+        if head is None and not rows:
+            raise StreamNotFound(sid)
+        checker = ChainChecker(sid)
+        checker.feed(rows)
+        verdict = checker.finish(*(head if head is not None else (None, None)))
+        return verdict, decode_rows(rows, self.upcasters if upcast else None)
+
     def _verify_stream(self, cur: Any, sid: str, batch_size: int) -> VerifyResult | None:
         """Verify one stream inside the caller's snapshot; None when it has no row nor event."""
         st = self._sql

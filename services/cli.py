@@ -1,6 +1,8 @@
 """The `king` command line.
 
-Sub-commands live in `services/commands/`, one module each with `register(subparsers)`.
+Sub-commands live in `services/commands/`, one module each with `register(subparsers)`,
+listed with their help in `services.commands.COMMANDS`. Only the command being run has its
+module imported (`king --help` imports none), so the command line starts at once.
 A handler returns the exit status; errors become a clear message, never a traceback.
 """
 
@@ -8,32 +10,48 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
-from collections.abc import Callable, Sequence
-from importlib import metadata
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
-from services import commands
+from services.commands import COMMANDS
 from services.errors import UserError
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """--version, with the installed release looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"king {package_version()}")  # on standard output, as argparse's own does
+        parser.exit()
+
+
+def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The `king` parser, with the full parsers of the commands in `load` (default: every
+    command); the others are listed with their help only."""
     parser = argparse.ArgumentParser(
         prog="king",
         description="Turkish King (Rıfkı): tournaments, bots over HTTP and auditable replays.",
     )
-    parser.add_argument("--version", action="version", version=f"king {package_version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"services.commands.{info.name}")
-        module.register(sub)
+    for name, help_text in COMMANDS.items():
+        if load is None or name in load:
+            importlib.import_module(f"services.commands.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def package_version() -> str:
     """The installed release (the source tree's own when run without installing)."""
+    from importlib import metadata
+
     try:
         return metadata.version("king-platform")
     except metadata.PackageNotFoundError:
@@ -41,8 +59,10 @@ def package_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # The command is the first word (the top level has no option that takes a value).
+    parser = build_parser(load=words[:1])
+    args = parser.parse_args(words)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -38,6 +38,7 @@ from eventstore import (
     NewEvent,
     RecordedEvent,
     SealedValueConflict,
+    StreamNotFound,
     VerifyResult,
     VersionConflict,
 )
@@ -214,9 +215,10 @@ class GameRepository:
 
     def audit(self, game_id: str) -> GameAudit:
         """Check the game's hash chain, then re-run it through the core (domain.audit)."""
-        sid = stream_id(game_id)
-        chain = self.store.verify(sid)
-        recorded = self.store.read_stream(sid)
+        try:
+            chain, recorded = self.store.read_verified(stream_id(game_id))
+        except StreamNotFound:
+            raise GameNotFound(f"no game {game_id!r}") from None
         if not recorded:
             raise GameNotFound(f"no game {game_id!r}")
         report = audit_events(game_id, ((r.version, r.type, r.payload) for r in recorded))

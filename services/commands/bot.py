@@ -6,11 +6,12 @@ import argparse
 import sys
 from typing import Any
 
+from services.commands import COMMANDS
 from services.errors import UserError
 
 
 def register(sub: Any) -> None:
-    bot = sub.add_parser("bot", help="run a built-in strategy as an HTTP bot")
+    bot = sub.add_parser("bot", help=COMMANDS["bot"])
     actions = bot.add_subparsers(dest="bot_command", metavar="ACTION")
     serve = actions.add_parser(
         "serve",

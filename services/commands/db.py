@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from services.commands import COMMANDS
 from services.settings import load_settings
 
 
 def register(sub: Any) -> None:
-    db = sub.add_parser("db", help="database schema")
+    db = sub.add_parser("db", help=COMMANDS["db"])
     actions = db.add_subparsers(dest="db_command", metavar="ACTION")
     upgrade = actions.add_parser(
         "upgrade",

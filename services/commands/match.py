@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from domain.rules import BadRuleOption, Rules
+from services.commands import COMMANDS
 from services.errors import UserError
 from tournament.match import Estimate, MatchResult, SetResult, run_match, sets_for
 from tournament.strategies import UnknownStrategy, make_strategy, strategy_names
@@ -21,7 +22,7 @@ from tournament.strategies import UnknownStrategy, make_strategy, strategy_names
 def register(sub: Any) -> None:
     match = sub.add_parser(
         "match",
-        help="play strategies head to head (duplicate deals, seats rotated)",
+        help=COMMANDS["match"],
         description=(
             "Play 1-4 strategies against each other with duplicate deals: every server seed is "
             "played once per seating of a rotation, so each strategy holds each seat's cards. "

@@ -14,11 +14,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from domain.record import check_record
+from services.commands import COMMANDS
 from services.errors import UserError
 
 
 def register(sub: Any) -> None:
-    record = sub.add_parser("record", help="king-record/1 game records")
+    record = sub.add_parser("record", help=COMMANDS["record"])
     actions = record.add_subparsers(dest="record_command", metavar="ACTION")
     check = actions.add_parser(
         "check",

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from services.commands import COMMANDS
 from services.settings import load_settings
 
 
 def register(sub: Any) -> None:
     serve = sub.add_parser(
         "serve",
-        help="run the game service over HTTP",
+        help=COMMANDS["serve"],
         description=(
             "Run the King game service. Settings come from KING_* environment variables "
             "(docs/API.md); these flags override them. SQLite (the default, "

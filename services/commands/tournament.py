@@ -14,13 +14,14 @@ from typing import Any
 import orjson
 
 from domain.rules import BadRuleOption, Rules
+from services.commands import COMMANDS
 from services.errors import UserError
 
 DEMO_PLAYERS = "heuristic*6,random*2"
 
 
 def register(sub: Any) -> None:
-    tournament = sub.add_parser("tournament", help="Swiss and round-robin tournaments")
+    tournament = sub.add_parser("tournament", help=COMMANDS["tournament"])
     actions = tournament.add_subparsers(dest="tournament_command", metavar="ACTION")
 
     run = actions.add_parser(

@@ -1,0 +1,95 @@
+"""The fast event path (`domain.game.apply`) agrees with a plain reference fold
+(reference_fold.py) on random games under random rule options, event by event: the same
+state after every event, the same cards legal at every turn, and the same answer to a card
+that may not be played."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference_fold import Reference, Refused
+
+from domain.cards import cards_of
+from domain.deal import legal_mask
+from domain.deal import scores as deal_scores
+from domain.events import CardPlayed, Event
+from domain.game import CompletedDeal, GameState, InconsistentEvent, Phase, apply
+from domain.playout import play_game
+from domain.rules import Rules
+from domain.view import SeatView
+from tests.random_rules import random_rules
+
+PLAYERS = ("ada", "bora", "cem", "deniz")
+
+
+def agree(fast: GameState, ref: Reference) -> None:
+    """Every fact the reference keeps, read off the fast state."""
+    assert fast.phase.value == {"awaiting": "awaiting_deal"}.get(ref.phase, ref.phase)
+    assert fast.version == ref.version
+    assert (fast.deal_no, fast.attempt, fast.declarer) == (ref.deal_no, ref.attempt, ref.declarer)
+    if len(ref.trick) < 4:  # (with trick_taken due, the deal may be over before the game knows)
+        assert fast.to_move == ref.to_move
+    assert list(fast.trump_left) == ref.trump_left and list(fast.penalty_left) == ref.penalty_left
+    assert list(fast.uses) == list(ref.uses.values())
+    assert list(fast.totals) == ref.totals and fast.king == ref.king
+    assert list(fast.strikes) == ref.strikes and fast.seed == ref.seed
+    deal = fast.deal
+    if fast.phase is Phase.PLAYING:
+        assert deal is not None and deal.contract is ref.contract
+        assert [set(cards_of(h)) for h in deal.hands] == ref.hands
+        assert list(fast.trick_cards) == ref.trick
+        assert [(t.leader, t.cards, t.winner) for t in fast.tricks] == ref.tricks
+        if len(ref.trick) < 4:  # (a full trick is the deal's already, the game's at trick_taken)
+            assert list(deal.tricks_won) == ref.won and list(deal_scores(deal)) == ref.scores()
+            assert deal.over == ref.deal_over
+            assert set(cards_of(legal_mask(deal))) == ref.legal()
+    elif fast.phase is Phase.DECLARING:
+        assert fast.hands == ref.dealt
+
+
+def refuses_alike(fast: GameState, ref: Reference, event: Event) -> None:
+    """An event both folds must refuse, or both accept; neither changes the fast state."""
+    try:
+        apply(fast, event)
+        fast_ok = True
+    except InconsistentEvent:
+        fast_ok = False
+    probe = Reference(**{k: getattr(ref, k) for k in ref.__dataclass_fields__})
+    probe.hands = [set(h) for h in ref.hands]
+    probe.trick = list(ref.trick)
+    try:
+        probe.fold(event)
+        ref_ok = True
+    except Refused:
+        ref_ok = False
+    assert fast_ok == ref_ok, event
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=random_rules(king_tricks=[0, 11, 8]),
+    seed=st.binary(min_size=32, max_size=32),
+    rng=st.integers(0, 2**32 - 1),
+)
+def test_the_fast_path_and_the_reference_fold_agree_event_by_event(
+    rules: Rules, seed: bytes, rng: int
+) -> None:
+    pick = random.Random(rng)
+
+    def policy(view: SeatView):  # type: ignore[no-untyped-def]
+        return pick.choice(view.legal)
+
+    _, events = play_game("ref", PLAYERS, seed, [policy] * 4, rules=rules)
+    fast, ref = GameState(), Reference()
+    for event in events:
+        if isinstance(event, CardPlayed) and pick.random() < 0.2:
+            # Some other card, from the seat to move or another: legal or not, both agree.
+            stray = CardPlayed(event.deal, pick.randrange(4), pick.randrange(52))
+            refuses_alike(fast, ref, stray)
+        fast = apply(fast, event)
+        ref.fold(event)
+        agree(fast, ref)
+    assert fast.phase is Phase.OVER
+    assert sum(1 for d in fast.completed if isinstance(d, CompletedDeal) and not d.void) <= 20
