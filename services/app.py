@@ -30,6 +30,7 @@ from services.controllers.deps import (
 from services.controllers.games import GameController
 from services.controllers.health import HealthController
 from services.controllers.invitations import InvitationController
+from services.controllers.log import LogController
 from services.controllers.players import PlayerController
 from services.controllers.records import RecordController
 from services.controllers.streams import StreamController
@@ -84,6 +85,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             PlayerController,
             GameController,
             RecordController,
+            LogController,
             StreamController,
             InvitationController,
             HealthController,
