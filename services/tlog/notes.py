@@ -73,7 +73,7 @@ class Verifier:
 
     @classmethod
     def parse(cls, text: str) -> Verifier:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 2)
         if len(parts) != 3:
             raise NoteError("a verifier key is <name>+<hex key hash>+<base64 key>")
         name, hexhash, key = parts
@@ -122,7 +122,7 @@ class Signer:
 
     @classmethod
     def parse(cls, text: str) -> Signer:
-        parts = text.strip().split("+")
+        parts = text.strip().split("+", 4)
         if len(parts) != 5 or parts[:2] != ["PRIVATE", "KEY"]:
             raise NoteError("a signer key is PRIVATE+KEY+<name>+<hex key hash>+<base64 key>")
         name = check_name(parts[2])
