@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = {
     "engine": "rules engine: deals/s beside OpenSpiel's Hearts",
     "store": "event store: append and replay rates beside the eventsourcing library",
+    "log": "transparency log: checkpoint and proof times at 10^4, 10^5 and 10^6 leaves",
     "append": "event store: CPU, Python calls and SQL statements per single-event append",
     "service": "game service: pull-bot actions/s and latency beside a bare Litestar endpoint",
     "load": "many pull bots at once: SQLite, PostgreSQL with one and two API processes",

@@ -19,6 +19,8 @@ from typing import Any
 
 from services.errors import UserError
 
+KEY_HELP = "the log's verifier key; again for a key it replaced (rotation)"
+
 
 def register(sub: Any) -> None:
     log = sub.add_parser(
@@ -35,12 +37,12 @@ def register(sub: Any) -> None:
     key.set_defaults(handler=cmd_key)
     verify = cmds.add_parser("verify", help="prove the stored log extends a saved checkpoint")
     verify.add_argument("--checkpoint", required=True, metavar="FILE", help="a signed checkpoint")
-    verify.add_argument("--key", required=True, metavar="FILE", help="the log's verifier key")
+    verify.add_argument("--key", required=True, action="append", metavar="FILE", help=KEY_HELP)
     verify.add_argument("--db", default=None, metavar="URL", help="database URL")
     verify.set_defaults(handler=cmd_verify)
     watch = cmds.add_parser("watch", help="a witness: poll checkpoints, refuse a fork")
     watch.add_argument("url", help="the service's base URL (http://host:port)")
-    watch.add_argument("--key", required=True, metavar="FILE", help="the log's verifier key")
+    watch.add_argument("--key", required=True, action="append", metavar="FILE", help=KEY_HELP)
     watch.add_argument("--state", metavar="FILE", help="keep the last checkpoint seen here")
     watch.add_argument("--interval", type=float, default=10.0, help="seconds between polls")
     watch.add_argument("--count", type=int, default=0, help="stop after N polls (0: never)")
@@ -54,13 +56,16 @@ def _read(path: str, what: str) -> str:
         raise UserError(f"cannot read the {what} {path}: {exc}") from None
 
 
-def read_verifier(path: str) -> Any:
+def read_verifiers(paths: list[str]) -> Any:
     from services.tlog.notes import NoteError, Verifier
 
-    try:
-        return Verifier.parse(_read(path, "key"))
-    except NoteError as exc:
-        raise UserError(f"{path}: {exc}") from None
+    keys = []
+    for path in paths:
+        try:
+            keys.append(Verifier.parse(_read(path, "key")))
+        except NoteError as exc:
+            raise UserError(f"{path}: {exc}") from None
+    return keys
 
 
 def _settings(db: str | None) -> Any:
@@ -104,7 +109,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from services.tlog.verify import verify_log
     from tournament.log_keys import game_leaf_keys
 
-    verifier = read_verifier(args.key)
+    verifier = read_verifiers(args.key)
     try:
         checkpoint = open_checkpoint(_read(args.checkpoint, "checkpoint"), verifier)
     except NoteError as exc:
@@ -129,7 +134,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     if args.interval <= 0 or args.count < 0:
         raise UserError("--interval must be > 0 and --count ≥ 0")
-    witness = Witness(args.url, read_verifier(args.key), Path(args.state) if args.state else None)
+    witness = Witness(args.url, read_verifiers(args.key), Path(args.state) if args.state else None)
     polls = 0
     while True:
         try:

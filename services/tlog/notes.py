@@ -14,6 +14,7 @@ import base64
 import binascii
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -187,12 +188,22 @@ class Checkpoint:
         return cls(origin, int(size), digest)
 
 
-def open_checkpoint(note: str, verifier: Verifier) -> Checkpoint:
-    """The checkpoint of a signed note, once its signature by `verifier` verifies and its
-    origin is the key's name."""
-    checkpoint = Checkpoint.parse(verifier.verify(note))
-    if checkpoint.origin != verifier.name:
-        raise NoteError(
-            f"the checkpoint's origin {checkpoint.origin!r} is not the key's {verifier.name!r}"
-        )
-    return checkpoint
+def open_checkpoint(note: str, verifier: Verifier | Sequence[Verifier]) -> Checkpoint:
+    """The checkpoint of a signed note, once a signature by `verifier` (or by one of several:
+    a key and the one it replaces) verifies and its origin is the key's name."""
+    keys = [verifier] if isinstance(verifier, Verifier) else list(verifier)
+    if not keys:
+        raise NoteError("no verifier key given")
+    failure = NoteError("no key given")
+    for key in keys:
+        try:
+            checkpoint = Checkpoint.parse(key.verify(note))
+        except NoteError as exc:
+            failure = exc
+            continue
+        if checkpoint.origin != key.name:
+            raise NoteError(
+                f"the checkpoint's origin {checkpoint.origin!r} is not the key's {key.name!r}"
+            )
+        return checkpoint
+    raise failure

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,11 @@ class Fork(Exception):
 
 class Witness:
     def __init__(
-        self, url: str, verifier: Verifier, state: Path | None = None, client: Any = None
+        self,
+        url: str,
+        verifier: Verifier | Sequence[Verifier],
+        state: Path | None = None,
+        client: Any = None,
     ) -> None:
         self.base = url.rstrip("/")
         self.verifier = verifier
@@ -54,7 +59,7 @@ class Witness:
         try:
             new = open_checkpoint(note, self.verifier)
         except NoteError as exc:
-            raise Fork(f"a checkpoint not signed by {self.verifier.name}: {exc}") from None
+            raise Fork(f"a checkpoint without a valid signature by the log's key: {exc}") from None
         last = self.last
         if last is not None:
             self._check(last, new, note)
