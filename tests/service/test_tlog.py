@@ -23,6 +23,7 @@ from eventstore.leaves import leaf_data
 from eventstore.merkle import leaf_hash, verify_consistency, verify_inclusion
 from services.app import create_app
 from services.cli import main
+from services.errors import UserError
 from services.tlog.keys import load_signer
 from services.tlog.notes import Checkpoint, NoteError, Verifier, open_checkpoint
 from services.tlog.witness import Fork, Witness
@@ -412,3 +413,102 @@ def test_a_live_games_leaves_do_not_betray_its_hands(make_settings: SettingsFact
         assert [leaf_for(c, true_key) == published for c in candidates] == [True, False]
         for guess_key in (b"", hashlib.sha256(game_id.encode()).digest()):
             assert not any(leaf_for(c, guess_key) == published for c in candidates)
+
+
+# --- king-record/1 with inclusion proofs -----------------------------------------------------
+
+
+def test_a_record_with_proofs_checks_offline_and_a_changed_one_fails(
+    make_settings: SettingsFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    settings = make_settings()
+    with TestClient(create_app(settings)) as client:
+        (game_id,) = play(client, 1)
+        verifier, _, _ = signed(client)
+    env_for(settings, monkeypatch)
+    monkeypatch.setenv("KING_DATA_DIR", str(tmp_path))
+    (tmp_path / "key").write_text(str(verifier))
+    out = tmp_path / "record.json"
+    capsys.readouterr()
+    assert main(["record", "export", game_id, "--proofs", "-o", str(out)]) == 0
+    doc = orjson.loads(out.read_bytes())
+    ext = doc["transparency"]
+    assert ext["format"] == "king-tlog-inclusion/1" and ext["events"][-1]["type"] == "seed_revealed"
+
+    def check(document: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        path = tmp_path / "check.json"
+        path.write_bytes(orjson.dumps(document))
+        capsys.readouterr()
+        status = main(["record", "check", str(path), "--key", str(tmp_path / "key")])
+        return status, orjson.loads(capsys.readouterr().out)
+
+    status, result = check(doc)
+    assert status == 0 and result["transparency"]["checked"] is True, result
+    assert result["transparency"]["events"] == len(ext["events"])
+    # without --key the extension is ignored, as any other top-level key
+    capsys.readouterr()
+    assert main(["record", "check", str(out)]) == 0
+
+    # a card of the record changed and the rules still pass? the proofs no longer match
+    forged = orjson.loads(out.read_bytes())
+    cards = [e for e in forged["transparency"]["events"] if e["type"] == "card_played"]
+    cards[0]["payload"]["card"] = cards[1]["payload"]["card"]
+    status, result = check(forged)
+    assert status == 1 and result["transparency"]["error"]["code"] == "proof_failed"
+    assert "not in the signed log" in result["transparency"]["error"]["message"]
+    # the events intact but the record's players swapped
+    forged = orjson.loads(out.read_bytes())
+    forged["players"] = list(reversed(forged["players"]))
+    status, result = check(forged)
+    assert status == 1 and "players" in result["transparency"]["error"]["message"]
+    # another key
+    other = Verifier.parse(str(load_signer(make_settings(data_dir=str(tmp_path / "o"))).verifier))
+    (tmp_path / "other").write_text(str(other))
+    path = tmp_path / "check.json"
+    path.write_bytes(orjson.dumps(doc))
+    capsys.readouterr()
+    assert main(["record", "check", str(path), "--key", str(tmp_path / "other")]) == 1
+
+
+def test_no_proofs_for_a_live_game(
+    make_settings: SettingsFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    settings = make_settings(decision_seconds=600)
+    with TestClient(create_app(settings)) as client:
+        for i in range(4):
+            create_player(client, f"seat{i}")
+        game_id = create_game(client, ADMIN, [f"seat{i}" for i in range(4)])
+    env_for(settings, monkeypatch)
+    monkeypatch.setenv("KING_DATA_DIR", str(tmp_path))
+    capsys.readouterr()
+    assert main(["record", "export", game_id, "--proofs"]) == 2
+    captured = capsys.readouterr()
+    assert "has not revealed its seed" in captured.err and "hands" not in captured.out
+
+
+def test_a_rotated_key_still_proves_the_old_checkpoints(
+    make_settings: SettingsFactory, tmp_path: Path
+) -> None:
+    old_settings = make_settings()
+    with TestClient(create_app(old_settings)) as client:
+        play(client, 1)
+        old = Witness("", load_signer(old_settings).verifier, tmp_path / "seen", client=client)
+        old.poll()
+    (tmp_path / "log-signer.key").rename(tmp_path / "old.key")
+    new_settings = make_settings()
+    with TestClient(create_app(new_settings)) as client:
+        new_key = load_signer(new_settings).verifier
+        old_key = Verifier.parse(str(old.verifier))
+        assert new_key != old_key and new_key.name == old_key.name
+        play(client, 1)
+        with pytest.raises(UserError):  # the saved checkpoint is signed by the old key
+            Witness("", new_key, tmp_path / "seen", client=client)
+        both = Witness("", [new_key, old_key], tmp_path / "seen", client=client)
+        assert both.poll().startswith("ok size")
+        assert both.last is not None and old.last is not None and both.last.size > old.last.size
