@@ -191,7 +191,9 @@ class LogTree:
         ordered = sorted(wanted)
         for i in range(0, len(ordered), 500):
             chunk = ordered[i : i + 500]
-            if self._for_update:  # PostgreSQL plans a row-value IN list well
+            # PostgreSQL plans a row-value IN list well; SQLite scans the table for one (it
+            # finds each (level, idx) by the primary key when the pairs are ORed).
+            if self._for_update:
                 cond: Any = tuple_(LOG_NODES.c.level, LOG_NODES.c.idx).in_(chunk)
             else:
                 cond = or_(

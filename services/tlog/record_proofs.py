@@ -49,8 +49,8 @@ def transparency_extension(store: EventStore, log: TransparencyLog, game_id: str
     events = store.read_stream(sid, upcast=False)
     if not events or events[-1].type != "seed_revealed":
         raise ProofRefused(f"game {game_id!r} has not revealed its seed: no proofs until then")
-    note = log.checkpoint()
-    size = int(note.split("\n")[1])
+    note, checkpoint = log.signed()
+    size = checkpoint.size
     out = []
     for e in events:
         _, path = log.tree.inclusion(e.position - 1, size)

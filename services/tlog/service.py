@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
 
 from eventstore import EventStore
 from eventstore.logtree import LogTree
@@ -23,6 +24,7 @@ class TransparencyLog:
         self.tree = LogTree(store, game_leaf_keys(store))
         self.signer = signer
         self._lock = threading.Lock()  # one integrator a process; processes take turns in SQL
+        self._recent: tuple[float, str, Checkpoint] | None = None
 
     @property
     def origin(self) -> str:
@@ -34,9 +36,22 @@ class TransparencyLog:
 
     def checkpoint(self) -> str:
         """The signed note of the tree extended over every committed event."""
+        return self.signed()[0]
+
+    def signed(self) -> tuple[str, Checkpoint]:
         self.integrate()
         size, root = self.tree.root()
-        return self.signer.sign(Checkpoint(self.origin, size, root).text())
+        checkpoint = Checkpoint(self.origin, size, root)
+        return self.signer.sign(checkpoint.text()), checkpoint
+
+    def recent(self, max_age: float = 5.0) -> tuple[str, Checkpoint]:
+        """A checkpoint (note and content) signed at most `max_age` seconds ago: pages show
+        one without extending the tree on every view."""
+        now = time.monotonic()
+        kept = self._recent
+        if kept is None or now - kept[0] > max_age:
+            kept = self._recent = (now, *self.signed())
+        return kept[1], kept[2]
 
     def key(self) -> str:
         return str(self.signer.verifier)
