@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy import and_, or_, select, tuple_, update
 
-from eventstore.decoding import _utc_from_text, as_utc
+from eventstore.decoding import EVENT_COLUMNS, _utc_from_text, as_utc
 from eventstore.errors import EventStoreError
 from eventstore.leaves import LeafKeys, event_leaf, no_keys
 from eventstore.merkle import (
@@ -46,17 +46,8 @@ class TreeError(EventStoreError):
     its size are not the next positions (a deleted or renumbered row)."""
 
 
-_EVENT_COLUMNS: Final = (
-    EVENTS.c.position,
-    EVENTS.c.stream_id,
-    EVENTS.c.version,
-    EVENTS.c.event_id,
-    EVENTS.c.type,
-    EVENTS.c.schema_version,
-    EVENTS.c.payload,
-    EVENTS.c.meta,
-    EVENTS.c.recorded_at,
-)
+_EVENT_COLUMNS: Final = EVENT_COLUMNS[:9]
+"""An event's columns up to `recorded_at`: what its leaf covers (not the chain's hashes)."""
 
 
 def _moment(value: datetime | str) -> datetime:
