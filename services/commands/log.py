@@ -124,8 +124,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"ok: the log ({verdict.events} events, tree {verdict.tree_size}) extends the "
             f"checkpoint of size {checkpoint.size}; every leaf re-derived from its event"
         )
+        if verdict.note:
+            print(f"note: {verdict.note}")
         return 0
-    print(f"FAIL position {verdict.position}: {verdict.reason}")
+    where = f" position {verdict.position}" if verdict.position is not None else ""
+    print(f"FAIL{where}: {verdict.reason}")
     return 1
 
 

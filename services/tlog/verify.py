@@ -14,13 +14,15 @@ from services.tlog.notes import Checkpoint
 
 @dataclass(frozen=True, slots=True)
 class LogVerdict:
-    """ok, or the first position (1-based, as in `events.position`) that differs and why."""
+    """ok, or the first position (1-based, as in `events.position`) that differs and why
+    (None when the tree was rewritten along with the events: no position can be named)."""
 
     ok: bool
     events: int
     tree_size: int
     position: int | None = None
     reason: str = ""
+    note: str = ""
 
 
 def verify_log(tree: LogTree, checkpoint: Checkpoint) -> LogVerdict:
@@ -30,7 +32,7 @@ def verify_log(tree: LogTree, checkpoint: Checkpoint) -> LogVerdict:
     root_at_checkpoint = compact.root() if checkpoint.size == 0 else None
     expected = 1
 
-    def fail(position: int, reason: str) -> LogVerdict:
+    def fail(position: int | None, reason: str) -> LogVerdict:
         return LogVerdict(False, compact.size, stored_size, position, reason)
 
     for position, leaf in tree.recompute():
@@ -57,17 +59,27 @@ def verify_log(tree: LogTree, checkpoint: Checkpoint) -> LogVerdict:
             f"{max(checkpoint.size, stored_size)} events (its tail was dropped)",
         )
     if root_at_checkpoint != checkpoint.root:
+        behind = stored_size < checkpoint.size
         return fail(
-            1,
+            None,
             f"the first {checkpoint.size} events do not hash to the checkpoint's root, "
-            "though each matches the stored tree: the tree was rewritten with the log "
-            "(no position can be named without the original leaves)",
+            + (
+                "and the stored tree does not cover them"
+                if behind
+                else "though each matches the stored tree: the tree was rewritten with the log"
+            )
+            + " (no position can be named without the original leaves)",
         )
+    if stored_size < checkpoint.size:
+        # the events alone re-derive the checkpoint's root: the log extends it; only the
+        # stored tree is behind (lost, or restored without it)
+        note = f"the stored tree covers {stored_size} events only (lost, or restored without it)"
+        return LogVerdict(True, count, stored_size, note=note)
     try:
         _, stored_root = tree.root(stored_size)
         proof = tree.consistency(checkpoint.size, stored_size)
     except TreeError as exc:
-        return fail(1, f"the stored tree is damaged: {exc}")
+        return fail(None, f"the stored tree is damaged: {exc}")
     if not verify_consistency(checkpoint.size, stored_size, checkpoint.root, stored_root, proof):
-        return fail(1, "the stored tree does not prove that it extends the checkpoint")
+        return fail(None, "the stored tree does not prove that it extends the checkpoint")
     return LogVerdict(True, count, stored_size)

@@ -45,10 +45,14 @@ class Witness:
                 raise UserError(f"the witness state {state} is unusable: {exc}") from None
 
     def _get(self, path: str, **params: int) -> httpx.Response:
+        """The answer; a service that cannot answer is a usage problem (UserError), one that
+        answers a proof request with a refusal cannot prove its checkpoint (Fork)."""
         try:
             answer = self.client.get(self.base + path, params=params)
         except httpx.HTTPError as exc:
             raise UserError(f"cannot reach {self.base}: {exc}") from None
+        if answer.status_code >= 500 or (answer.status_code != 200 and not params):
+            raise UserError(f"{self.base}{path} answered {answer.status_code}")
         if answer.status_code != 200:
             raise Fork(f"{path} answered {answer.status_code}: {answer.text[:200]}")
         return answer

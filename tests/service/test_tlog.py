@@ -512,3 +512,29 @@ def test_a_rotated_key_still_proves_the_old_checkpoints(
         both = Witness("", [new_key, old_key], tmp_path / "seen", client=client)
         assert both.poll().startswith("ok size")
         assert both.last is not None and old.last is not None and both.last.size > old.last.size
+
+
+def test_verify_without_the_stored_tree_re_derives_the_checkpoint(
+    make_settings: SettingsFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A database restored without its tree: the events alone still prove the checkpoint."""
+    settings = make_settings()
+    with TestClient(create_app(settings)) as client:
+        play(client, 1)
+        verifier, _, note = signed(client)
+    env_for(settings, monkeypatch)
+    (tmp_path / "key").write_text(str(verifier))
+    (tmp_path / "cp").write_text(note)
+    db = Path(sa.engine.make_url(settings.url).database or "")
+    run_sql(db, ("DELETE FROM log_nodes", {}), ("UPDATE log_size SET size = 0", {}))
+    capsys.readouterr()
+    args = ["log", "verify", "--checkpoint", str(tmp_path / "cp"), "--key", str(tmp_path / "key")]
+    assert main(args) == 0
+    assert "the stored tree covers 0 events only" in capsys.readouterr().out
+    # and with one event changed, the re-derived root is not the checkpoint's
+    run_sql(db, ("UPDATE events SET recorded_at = '2020-01-01 00:00:00' WHERE position = 5", {}))
+    assert main(args) == 1
+    assert capsys.readouterr().out.startswith("FAIL: the first")
