@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import and_, or_, select, tuple_, update
+from sqlalchemy import and_, or_, select, text, tuple_, update
 
 from eventstore.decoding import EVENT_COLUMNS, _utc_from_text, as_utc
 from eventstore.errors import EventStoreError
@@ -39,6 +39,14 @@ if TYPE_CHECKING:
 
 BATCH: Final = 2000
 """Events hashed per transaction while the tree catches up."""
+
+
+_PG_INSERT_NODES: Final = text(
+    "INSERT INTO log_nodes (level, idx, hash) "
+    "SELECT * FROM unnest(CAST(:levels AS smallint[]), CAST(:idxs AS bigint[]), "
+    "CAST(:hashes AS bytea[]))"
+)
+"""PostgreSQL: every new node in one statement (an executemany is a round trip a row)."""
 
 
 class TreeError(EventStoreError):
@@ -143,7 +151,7 @@ class LogTree:
                     )
                 for (level, idx), h in tree.append(row_leaf(row, keys(row.stream_id))):
                     made.append({"level": level, "idx": idx, "hash": h})
-            conn.execute(LOG_NODES.insert(), made)
+            self._insert(conn, made)
             conn.execute(update(LOG_SIZE).where(LOG_SIZE.c.id == 1).values(size=tree.size))
             return tree.size, len(rows) == limit
 
@@ -165,6 +173,19 @@ class LogTree:
             if len(rows) < batch:
                 return
             position = rows[-1].position
+
+    def _insert(self, conn: Any, made: list[dict[str, object]]) -> None:
+        if not self._for_update:
+            conn.execute(LOG_NODES.insert(), made)  # SQLite: in process, no round trips
+            return
+        conn.execute(
+            _PG_INSERT_NODES,
+            {
+                "levels": [m["level"] for m in made],
+                "idxs": [m["idx"] for m in made],
+                "hashes": [m["hash"] for m in made],
+            },
+        )
 
     # --- reading -------------------------------------------------------------------------
 
