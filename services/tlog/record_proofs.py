@@ -24,9 +24,8 @@ from typing import Any, Final
 import orjson
 
 from eventstore import EventStore
-from eventstore.canonical import event_document
-from eventstore.leaves import leaf_data, micros
-from eventstore.merkle import leaf_hash, verify_inclusion
+from eventstore.leaves import event_leaf, micros
+from eventstore.merkle import verify_inclusion
 from services.tlog.notes import NoteError, Verifier, open_checkpoint
 from services.tlog.service import TransparencyLog, b64
 from tournament.log_keys import leaf_key
@@ -104,7 +103,8 @@ def _check_events(
     for i, e in enumerate(events, 1):
         if e["stream_id"] != sid or e["version"] != i:
             return _fail(f"event {i} is not version {i} of {sid}")
-        document = event_document(
+        leaf = event_leaf(
+            position=int(e["position"]),
             stream_id=sid,
             version=i,
             event_id=e["event_id"],
@@ -112,17 +112,8 @@ def _check_events(
             schema_version=int(e["schema_version"]),
             payload=_canonical(e["payload"]),
             meta=_canonical(e["meta"]),
-        )
-        recorded = _EPOCH + timedelta(microseconds=int(e["recorded_at"]))
-        leaf = leaf_hash(
-            leaf_data(
-                position=int(e["position"]),
-                stream_id=sid,
-                version=i,
-                recorded_at=recorded,
-                document=document,
-                key=key,
-            )
+            recorded_at=_EPOCH + timedelta(microseconds=int(e["recorded_at"])),
+            key=key,
         )
         proof = [base64.b64decode(p, validate=True) for p in e["proof"]]
         index = int(e["position"]) - 1

@@ -18,9 +18,9 @@ import pytest
 import sqlalchemy as sa
 from litestar.testing import TestClient
 
-from eventstore.canonical import event_document
-from eventstore.leaves import leaf_data
-from eventstore.merkle import leaf_hash, verify_consistency, verify_inclusion
+from eventstore.canonical import canonical_json
+from eventstore.leaves import event_leaf
+from eventstore.merkle import verify_consistency, verify_inclusion
 from services.app import create_app
 from services.cli import main
 from services.errors import UserError
@@ -381,25 +381,19 @@ def test_a_live_games_leaves_do_not_betray_its_hands(make_settings: SettingsFact
         hands = deal.payload["hands"]
 
         def leaf_for(candidate: list[list[str]], key: bytes) -> bytes:
-            payload = dict(deal.payload, hands=candidate)
-            document = event_document(
+            return event_leaf(
+                position=deal.position,
                 stream_id=deal.stream_id,
                 version=deal.version,
                 event_id=deal.event_id,
                 type=deal.type,
                 schema_version=deal.schema_version,
-                payload=orjson.dumps(payload, option=orjson.OPT_SORT_KEYS),
-                meta=orjson.dumps(deal.meta, option=orjson.OPT_SORT_KEYS),
-            )
-            return leaf_hash(
-                leaf_data(
-                    position=deal.position,
-                    stream_id=deal.stream_id,
-                    version=deal.version,
-                    recorded_at=deal.recorded_at,
-                    document=document,
-                    key=key,
-                )
+                payload=orjson.dumps(
+                    dict(deal.payload, hands=candidate), option=orjson.OPT_SORT_KEYS
+                ),
+                meta=canonical_json(deal.meta),
+                recorded_at=deal.recorded_at,
+                key=key,
             )
 
         # the attacker's candidates: the last card of seat 2 and of seat 3, either way round
