@@ -79,7 +79,9 @@ def test_leaves_cover_every_event_in_position_order(store: EventStore) -> None:
 
 
 @settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(batches=st.lists(st.integers(1, 9), min_size=1, max_size=5), data=st.data())
 def test_roots_and_proofs_at_every_size_match_rfc_9162(
