@@ -8,6 +8,8 @@ small JSON object. The same client threads drive both from this process:
   * service: G games at once, every seat a pull bot (an NDJSON seat stream plus POST /actions
     on each `your_turn`, a random legal action), whole games to the end;
   * bare: as many threads POSTing a body of the same size in a loop, for as long.
+With KING_BENCH_PROFILE=FILE the service's server runs under cProfile and writes its stats
+to FILE (the figures are then not comparable with the bare endpoint's).
 Reported: actions (requests) per second, and the service-side latency of each request from
 the `Server-Timing` header (p50, p99), the ratio of the two rates (target >= 0.5) and of
 the server CPU per request (the bare endpoint's over the service's, target >= 0.3).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -69,7 +72,20 @@ def serve(kind: str, port: int, data_dir: str) -> None:
             log_level="warning",
         )
         app = create_app(settings)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    profile_to = os.environ.get("KING_BENCH_PROFILE")
+    if not profile_to or kind == "bare":
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+        return
+    # Where the service's CPU per request goes: cProfile over the whole server run.
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    finally:
+        profiler.disable()
+        profiler.dump_stats(profile_to)
 
 
 def start_child(kind: str, data_dir: str) -> ServerProcess:

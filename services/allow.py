@@ -1,40 +1,36 @@
 """`Allow` on OPTIONS answers that lists every method of the path.
 
-Litestar answers OPTIONS itself, but on a path whose methods come from handlers registered one
-after another (a controller's `@get("/")` and `@post("/")`) its answer lists only the methods of
-the first handler registered. This ASGI middleware sets `Allow` from the app's routes instead.
+Litestar answers OPTIONS itself, with a handler it makes for each route. A path whose methods
+come from handlers registered one after another (a controller's `@get("/")` and `@post("/")`)
+is rebuilt as one route on each registration, but keeps the OPTIONS handler made for the
+first: that handler lists only the first route's methods. `fresh_options` replaces each such
+handler once, when the app is built, by one made for the route as it now is.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from litestar import Litestar
+from litestar.routes import HTTPRoute
 
-ALLOW = b"allow"
+OPTIONS_HANDLER = "options_handler"  # the name of Litestar's own OPTIONS handler function
 
 
-def allow_middleware(app: Any) -> Any:
-    """An ASGI middleware factory (Litestar `middleware=[...]`)."""
-    methods: dict[str, bytes] = {}
-
-    def allow_of(scope: dict[str, Any]) -> bytes | None:
-        if not methods:
-            for route in scope["app"].routes:
-                names = sorted(getattr(route, "methods", ()))
-                methods[route.path] = ", ".join(names).encode()
-        return methods.get(scope.get("path_template", ""))
-
-    async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "OPTIONS":
-            await app(scope, receive, send)
-            return
-        allow = allow_of(scope)
-
-        async def send_allow(message: Any) -> None:
-            if allow is not None and message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != ALLOW]
-                message["headers"] = [*headers, (ALLOW, allow)]
-            await send(message)
-
-        await app(scope, receive, send_allow)
-
-    return middleware
+def fresh_options(app: Litestar) -> None:
+    """Give every route of `app` an OPTIONS handler of its own methods (in place)."""
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        made = [
+            h
+            for h in route.route_handlers
+            if h.handler_name == OPTIONS_HANDLER and not h.include_in_schema
+        ]
+        if not made:
+            continue
+        fresh = route.create_options_handler(route.path)
+        fresh.owner = made[0].owner
+        fresh.on_registration(app)
+        route.route_handlers = [h for h in route.route_handlers if h not in made] + [fresh]
+        route.route_handler_map = {}
+        route.create_handler_map()
+    app.asgi_router.construct_routing_trie()

@@ -18,7 +18,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from eventstore import EventStore
-from services.allow import allow_middleware
+from services.allow import fresh_options
 from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
@@ -106,7 +106,6 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         lifespan=[lifespan],
         middleware=[
             server_timing_middleware,
-            allow_middleware,
             rate_limit_middleware(buckets),
         ],
         request_max_body_size=settings.max_body_bytes,
@@ -130,6 +129,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         logging_config=None,
     )
     use_truthful_openapi(app)
+    fresh_options(app)
     return app
 
 

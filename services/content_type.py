@@ -3,7 +3,8 @@
 A body sent as anything else is refused (415) before a handler sees it, so it can never be
 parsed as JSON by accident and never cost a strike. A JSON body is then checked strictly
 against the handler's body type: Litestar converts bodies leniently (it would take `0` for a
-boolean, `"3"` for a number), which would accept what the document says is invalid."""
+boolean, `"3"` for a number), which would accept what the document says is invalid; the
+strictly decoded value is the one the handler receives."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 from litestar.handlers import HTTPRouteHandler
+from litestar.utils.scope.state import ScopeState
 
 from services.problems import problem
 
@@ -71,14 +73,16 @@ def _integral(value: Any) -> Any:
 
 
 async def _strict(request: Request[Any, Any, Any]) -> Response[Any] | None:
-    """A 400 problem for a JSON body that does not fit its type exactly; None if it fits (or
-    the handler takes no typed body), for Litestar to decode it as usual."""
+    """A 400 problem for a JSON body that does not fit its type exactly. A body that fits is
+    decoded here once, strictly, and handed on: Litestar's own `request.json()` reads the
+    value kept in the connection's state, and its conversion of a Struct instance into its own
+    type is the instance itself, so the body is neither decoded nor converted a second time."""
     handler = request.route_handler
     body_type = _body_type(handler) if isinstance(handler, HTTPRouteHandler) else None
     if body_type is None:
         return None
     try:
-        msgspec.convert(
+        value = msgspec.convert(
             _integral(msgspec.json.decode(await request.body())), body_type, strict=True
         )
     except msgspec.ValidationError as exc:
@@ -91,4 +95,5 @@ async def _strict(request: Request[Any, Any, Any]) -> Response[Any] | None:
         )
     except msgspec.DecodeError:
         return None  # not JSON at all: Litestar says so, as for any body
+    ScopeState.from_scope(request.scope).json = value
     return None

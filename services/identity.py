@@ -25,8 +25,17 @@ PLAYER_ID = re.compile(r"\A[a-z0-9][a-z0-9_-]{1,39}\Z")
 TOKEN_PREFIX = "king_"
 
 
+# Names the service itself uses for who did something (`created_by` of the admin's tables):
+# a player with such an id would be taken for the admin.
+RESERVED_PLAYER_IDS = frozenset({"admin"})
+
+
 class PlayerExists(ValueError):
     pass
+
+
+class ReservedPlayerId(ValueError):
+    """The id is one the service uses itself."""
 
 
 class PlayerNotFound(LookupError):
@@ -115,6 +124,8 @@ class PlayerService:
     def create(
         self, player_id: str, name: str, kind: str, bot_url: str | None
     ) -> tuple[Player, str]:
+        if player_id in RESERVED_PLAYER_IDS:
+            raise ReservedPlayerId(f"the player id {player_id!r} is reserved")
         token = new_token()
         now = datetime.now(UTC)
         row = PlayerRow(id=player_id, name=name, kind=kind, bot_url=bot_url, created_at=now)

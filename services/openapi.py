@@ -10,8 +10,11 @@ handler rather than by hand, so the document cannot drift from the code:
   400 when it takes parameters or a body, 401 when it reads a token, 403 for admin operations,
   404 when its path names something, 415 when it takes a body, 429 when it is rate limited,
   503 when it reads the database; plus what a handler declares itself with `problems(...)`;
-- request bodies that refuse unknown fields say so (`additionalProperties: false`);
-- the summary is the docstring's first sentence, the description the whole docstring.
+- request bodies that refuse unknown fields say so (`additionalProperties: false`), and an
+  optional body is not `required`;
+- the summary is the docstring's first sentence, the description the whole docstring;
+- an example on every answer, body and named parameter (services.examples: each one an
+  instance of its shape), and a problem body on every problem answer.
 """
 
 from __future__ import annotations
@@ -169,6 +172,73 @@ def complete(doc: dict[str, Any], routes: Iterable[HTTPRoute]) -> None:
         sorted(structs, key=lambda t: t.__name__), ref_template=REF_TEMPLATE
     )
     doc.setdefault("components", {}).setdefault("schemas", {}).update(components)
+    for item in doc.get("paths", {}).values():
+        for method, operation in item.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                _exemplify(operation)
+
+
+def _exemplify(operation: dict[str, Any]) -> None:
+    """An example on each of the operation's answers, its body and its named parameters."""
+    from services import examples  # it reads the controllers' own shapes
+
+    for param in operation.get("parameters", []):
+        if param.get("name") in examples.PARAMETERS:
+            param.setdefault("example", examples.PARAMETERS[param["name"]])
+    body = operation.get("requestBody", {}).get("content", {})
+    for media_type, media in body.items():
+        _example_on(media_type, media)
+    for status, response in operation.get("responses", {}).items():
+        for media_type, media in response.get("content", {}).items():
+            if media_type == PROBLEM_JSON:
+                example = examples.problem_example(int(status), operation.get("operationId", ""))
+                media.setdefault("example", example)
+            else:
+                _example_on(media_type, media, int(status))
+
+
+def _example_on(media_type: str, media: dict[str, Any], status: int = 200) -> None:
+    """Set `media`'s example from its schema (a shape's, a list of one, one of a union)."""
+    from services import examples
+
+    if "example" in media:
+        return
+    given = media.pop("examples", None)
+    if isinstance(given, dict) and given:  # a handler's own (a ResponseSpec's examples)
+        media["example"] = next(iter(given.values())).get("value")
+        return
+    schema: dict[str, Any] = media.get("schema", {})
+    if media_type == SSE:
+        message = _example_of(schema["properties"]["data"].get("contentSchema", {}))
+        if message is not None:
+            media["example"] = {
+                "event": message["type"],
+                "id": str(message["id"]),
+                "data": msgspec.json.encode(message).decode(),
+            }
+        return
+    text = examples.TEXT.get(media_type.partition(";")[0])
+    value = text if text is not None else _example_of(schema)
+    if value is not None and status == 503 and isinstance(value, dict) and "checks" in value:
+        value = examples.unready(value)  # /health/ready's own 503 is a Ready, not a problem
+    if value is not None:
+        media["example"] = value
+
+
+def _example_of(schema: dict[str, Any]) -> Any:
+    from services import examples
+
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return examples.examples().get(ref.rpartition("/")[2])
+    if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        item = _example_of(schema["items"])
+        return None if item is None else [item]
+    for option in schema.get("oneOf", schema.get("anyOf", ())):
+        value = _example_of(option)
+        if value is not None:
+            return value
+    return None
 
 
 def _structs_of(handler: HTTPRouteHandler) -> Iterator[Any]:
@@ -204,6 +274,9 @@ def _complete(path: str, handler: HTTPRouteHandler, operation: dict[str, Any]) -
     for param in params:
         _constrain(handler, param)
     body = "requestBody" in operation
+    taken = handler.parsed_fn_signature.parameters.get("data")
+    if body and taken is not None and (taken.is_optional or taken.has_default):
+        operation["requestBody"]["required"] = False  # e.g. a pause with no reason: no body
     statuses: set[int] = set()
     if params or body:
         statuses.add(400)
@@ -235,9 +308,10 @@ def _complete(path: str, handler: HTTPRouteHandler, operation: dict[str, Any]) -
     media: dict[str, Any] = next(iter(content.values()), {})
     first: dict[str, Any] = media.get("schema", {})
     for media_type, schema in also.items():
-        if schema is SAME_SCHEMA:
+        # By value: Litestar copies a handler's `opt`, so these are equal, not identical.
+        if schema == SAME_SCHEMA:
             schema = first
-        elif schema is SSE_EVENT:
+        elif schema == SSE_EVENT:
             data = {**SSE_EVENT["properties"]["data"], "contentSchema": first}
             schema = {**SSE_EVENT, "properties": {**SSE_EVENT["properties"], "data": data}}
         content[media_type] = {"schema": schema}

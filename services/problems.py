@@ -51,7 +51,7 @@ log = get_logger("king.http")
 
 # Every kind of problem the API answers with: its slug (the `type` URI is PROBLEM_BASE + slug,
 # its default `code` the slug with underscores), status and title. docs/API.md lists them;
-# tests/service/test_problem_kinds.py checks that the two agree.
+# tests/service/test_openapi_document.py checks that the two agree.
 KINDS: dict[str, tuple[int, str]] = {
     "bad-request": (400, "bad request"),
     "idempotency-key-malformed": (400, "bad request"),
@@ -188,35 +188,20 @@ def _record(kind: str) -> Any:
     return handler
 
 
-def _simple(kind: str) -> Any:
+def _kind(kind: str, code: str | None = None, retry: int | None = None) -> Any:
+    """The handler answering an exception with a problem of `kind`: its `code` the one given
+    (the idempotency key's refusals), else the exception's own `code` if it carries one (the
+    invitations' refusals), else the kind's; `Retry-After: retry` when given."""
     status, title = KINDS[kind]
 
     def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        return problem(status, title, str(exc) or title, kind=kind)
-
-    return handler
-
-
-def _typed(kind: str, code: str, retry: int | None = None) -> Any:
-    """A problem of `kind` with its own `code` (the idempotency key's refusals)."""
-    status, title = KINDS[kind]
-
-    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        response = problem(status, title, str(exc), kind=kind, code=code)
+        own = getattr(exc, "code", None)
+        chosen = code or (own if isinstance(own, str) else None)
+        extra = {"code": chosen} if chosen else {}
+        response = problem(status, title, str(exc) or title, kind=kind, **extra)
         if retry is not None:
             response.headers["Retry-After"] = str(retry)
         return response
-
-    return handler
-
-
-def _coded(kind: str) -> Any:
-    """A problem of `kind` whose `code` the exception carries (the invitations' refusals)."""
-    status, title = KINDS[kind]
-
-    def handler(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        code = getattr(exc, "code", kind.replace("-", "_"))
-        return problem(status, title, str(exc) or title, kind=kind, code=code)
 
     return handler
 
@@ -285,36 +270,36 @@ def _title(status: int) -> str:
 
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     IllegalAction: _illegal,
-    BadRequest: _simple("bad-request"),
-    Unprocessable: _simple("unprocessable"),
-    TableError: _simple("bad-table"),
-    BadBotUrl: _simple("bad-bot-url"),
-    Forbidden: _simple("forbidden"),
-    GameNotFound: _simple("not-found"),
-    MalformedKey: _typed("idempotency-key-malformed", "bad_idempotency_key"),
-    KeyReused: _typed("idempotency-key-reused", "idempotency_key_reused"),
-    KeyInProgress: _typed(
+    BadRequest: _kind("bad-request"),
+    Unprocessable: _kind("unprocessable"),
+    TableError: _kind("bad-table"),
+    BadBotUrl: _kind("bad-bot-url"),
+    Forbidden: _kind("forbidden"),
+    GameNotFound: _kind("not-found"),
+    MalformedKey: _kind("idempotency-key-malformed", "bad_idempotency_key"),
+    KeyReused: _kind("idempotency-key-reused", "idempotency_key_reused"),
+    KeyInProgress: _kind(
         "idempotency-key-in-progress", "idempotency_key_in_progress", RETRY_SECONDS
     ),
     # A stored game that does not replay: its own requests say so; nothing else depends on it.
-    GameFailed: _simple("game-failed"),
+    GameFailed: _kind("game-failed"),
     # An id no stream can have (too long, bad characters) names nothing that exists.
-    InvalidStreamIdError: _simple("not-found"),
-    InvalidEventError: _simple("unprocessable"),
-    PlayerNotFound: _simple("not-found"),
-    InvitationNotFound: _coded("invitation-not-found"),
-    InvitationClosed: _coded("invitation-closed"),
-    InvitationsPending: _coded("invitations-pending"),
-    TableCancelled: _coded("table-cancelled"),
-    Conflict: _simple("conflict"),
-    PlayerExists: _simple("conflict"),
+    InvalidStreamIdError: _kind("not-found"),
+    InvalidEventError: _kind("unprocessable"),
+    PlayerNotFound: _kind("not-found"),
+    InvitationNotFound: _kind("invitation-not-found"),
+    InvitationClosed: _kind("invitation-closed"),
+    InvitationsPending: _kind("invitations-pending"),
+    TableCancelled: _kind("table-cancelled"),
+    Conflict: _kind("conflict"),
+    PlayerExists: _kind("conflict"),
     RecordImportError: _record("record-refused"),
     RecordNotJSON: _record("bad-record"),
     RecordTooLarge: _record("body-too-large"),
     RecordRefused: _record("record-refused"),
     RecordNotStorable: _record("record-refused"),
     RecordIdTaken: _record("conflict"),
-    UnknownTournament: _simple("not-found"),
+    UnknownTournament: _kind("not-found"),
     GameBusy: _busy(
         "game_busy", "the game kept changing while this request was decided; send it again"
     ),

@@ -15,6 +15,7 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 
 from services.container import Services
 from services.identity import Principal
+from services.play.errors import Forbidden
 from services.ratelimit import MAX_TOKEN_LENGTH, PRINCIPAL_SCOPE_KEY
 
 ServicesDep = NamedDependency[Services]
@@ -126,3 +127,11 @@ async def provide_admin(principal: PrincipalDep) -> Principal:
     if not principal.is_admin:
         raise PermissionDeniedException("this needs the admin token")
     return principal
+
+
+def own_player(principal: Principal) -> str:
+    """The token's player, for an operation on the caller's own things (403 for the admin's
+    token, which is no player)."""
+    if principal.player_id is None:
+        raise Forbidden("the admin token is not a player")
+    return principal.player_id

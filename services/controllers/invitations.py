@@ -10,11 +10,10 @@ from litestar.params import FromPath, FromQuery, Parameter
 
 from services.api_types import InvitationOut
 from services.container import Services
-from services.controllers.deps import PrincipalDep, ServicesDep
-from services.identity import Principal
+from services.controllers.deps import PrincipalDep, ServicesDep, own_player
 from services.openapi import problems
 from services.play.invitations import Invitation, InvitationDesk, describe
-from services.play.service import Forbidden, GameInfo
+from services.play.service import GameInfo
 from services.schemas import MyInvitations
 from tournament.games import GameNotFound
 
@@ -39,12 +38,6 @@ def _desk(services: Services) -> InvitationDesk:
     return desk
 
 
-def _player(principal: Principal) -> str:
-    if principal.player_id is None:
-        raise Forbidden("the admin token is not a player")
-    return principal.player_id
-
-
 class InvitationController(Controller):
     path = "/api/v1"
     tags = ("invitations",)
@@ -59,7 +52,7 @@ class InvitationController(Controller):
     ) -> MyInvitations:
         """The token's player's invitations: `received` (addressed to them) and `sent` (to
         the players of their tables), pending ones by default, newest first."""
-        player = _player(principal)
+        player = own_player(principal)
         book = services.games.invitations
         wanted = None if status == "all" else status
         received = await asyncio.to_thread(book.received, player, wanted, limit)

@@ -11,11 +11,14 @@ import asyncio
 from typing import Annotated, Any
 
 from litestar import Controller, Response, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
 from eventstore.merkle import ProofError
 from services.api_types import ConsistencyProof, InclusionProof
 from services.controllers.deps import ServicesDep
+from services.examples import LOG_CHECKPOINT, LOG_KEY
 from services.openapi import answer, problems
 from services.problems import Unprocessable
 from services.tlog.service import TransparencyLog
@@ -23,6 +26,17 @@ from services.tlog.service import TransparencyLog
 TEXT = "text/plain"
 MAX_INDEX = 2**62
 Index = Annotated[int, Parameter(ge=0, le=MAX_INDEX)]
+
+
+def text_answer(description: str, example: str) -> ResponseSpec:
+    """A text/plain answer with its own example (not the metrics' text)."""
+    return ResponseSpec(
+        data_container=str,
+        description=description,
+        media_type=TEXT,
+        generate_examples=False,
+        examples=[Example(summary="example", value=example)],
+    )
 
 
 def _log(services: Any) -> TransparencyLog:
@@ -46,7 +60,7 @@ class LogController(Controller):
     @get(
         "/checkpoint",
         media_type=TEXT,
-        responses={200: answer(str, "a C2SP signed note of a tlog-checkpoint", TEXT)},
+        responses={200: text_answer("a C2SP signed note of a tlog-checkpoint", LOG_CHECKPOINT)},
     )
     async def log_checkpoint(self, services: ServicesDep) -> Response[str]:
         """The log's current checkpoint (origin, size, base64 root hash), signed with the
@@ -57,7 +71,9 @@ class LogController(Controller):
     @get(
         "/key",
         media_type=TEXT,
-        responses={200: answer(str, "the note verifier key <name>+<hex hash>+<base64 key>", TEXT)},
+        responses={
+            200: text_answer("the note verifier key <name>+<hex hash>+<base64 key>", LOG_KEY)
+        },
     )
     async def log_key(self, services: ServicesDep) -> Response[str]:
         """The verifier key of the checkpoints' signatures: `<name>+<hex key hash>+<base64(0x01

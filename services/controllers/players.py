@@ -13,10 +13,10 @@ from litestar import Controller, get, post, put
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, Parameter
 
-from services.controllers.deps import PrincipalDep, ServicesDep, provide_admin
-from services.identity import Player, Principal
+from services.controllers.deps import PrincipalDep, ServicesDep, own_player, provide_admin
+from services.identity import Player, Principal, ReservedPlayerId
 from services.openapi import problems
-from services.play.service import Forbidden
+from services.problems import Unprocessable
 from services.schemas import BotUrlIn, PlayerCreate, PlayerCreated, PlayerOut, TokenOut
 
 
@@ -24,12 +24,6 @@ def player_out(p: Player, viewer: Principal) -> PlayerOut:
     """The player as `viewer` may see it: the bot URL for the player itself and the admin."""
     url = p.bot_url if viewer.is_admin or viewer.player_id == p.id else None
     return PlayerOut(p.id, p.name, p.kind, url, p.created_at)
-
-
-def _own(principal: PrincipalDep) -> str:
-    if principal.player_id is None:
-        raise Forbidden("the admin token is not a player")
-    return principal.player_id
 
 
 class PlayerController(Controller):
@@ -50,9 +44,12 @@ class PlayerController(Controller):
         if url is not None:
             url = await asyncio.to_thread(services.policy.validate, url)
         kind = "bot" if url is not None else data.kind
-        player, token = await asyncio.to_thread(
-            services.players.create, data.id, data.name or data.id, kind, url
-        )
+        try:
+            player, token = await asyncio.to_thread(
+                services.players.create, data.id, data.name or data.id, kind, url
+            )
+        except ReservedPlayerId as exc:
+            raise Unprocessable(str(exc)) from None
         return PlayerCreated(player_out(player, admin), token)
 
     @get("/players")
@@ -78,7 +75,7 @@ class PlayerController(Controller):
     @get("/me", responses=problems(403))
     async def get_me(self, services: ServicesDep, principal: PrincipalDep) -> PlayerOut:
         """The token's own player."""
-        player = await asyncio.to_thread(services.players.get, _own(principal))
+        player = await asyncio.to_thread(services.players.get, own_player(principal))
         return player_out(player, principal)
 
     @put("/me/bot", responses=problems(403, 422))
@@ -89,10 +86,11 @@ class PlayerController(Controller):
         url = data.url
         if url is not None:
             url = await asyncio.to_thread(services.policy.validate, url)
-        player = await asyncio.to_thread(services.players.set_bot_url, _own(principal), url)
+        player = await asyncio.to_thread(services.players.set_bot_url, own_player(principal), url)
         return player_out(player, principal)
 
     @post("/me/token", status_code=201, responses=problems(403))
     async def rotate_my_token(self, services: ServicesDep, principal: PrincipalDep) -> TokenOut:
         """Revoke the player's tokens and issue a new one (shown once)."""
-        return TokenOut(await asyncio.to_thread(services.players.rotate_token, _own(principal)))
+        player = own_player(principal)
+        return TokenOut(await asyncio.to_thread(services.players.rotate_token, player))

@@ -24,6 +24,7 @@ from services.api_types import KingRecord
 from services.container import Services
 from services.content_type import require_json
 from services.controllers.deps import ServicesDep, provide_admin
+from services.examples import import_body
 from services.identity import Principal
 from services.openapi import ALSO_AS, REF_TEMPLATE, answer, problems
 from services.problems import Unprocessable
@@ -191,10 +192,13 @@ class ImportOperation(Operation):
             description="one king-record/1 document (docs/RECORD.md)",
         )
         many = Schema(type=OpenAPIType.STRING, description="king-record/1 documents, one a line")
+        record = import_body()
         self.request_body = RequestBody(
             required=True,
             content={
-                "application/json": OpenAPIMediaType(schema=document),
+                "application/json": OpenAPIMediaType(schema=document, example=record),
+                # No example here: Schemathesis, which sends the body examples, has no
+                # serializer for NDJSON (the JSON one above is the same record).
                 NDJSON: OpenAPIMediaType(schema=many),
             },
         )

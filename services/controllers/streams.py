@@ -9,7 +9,7 @@ from litestar.params import FromPath, FromQuery, Parameter
 from litestar.response import Stream
 
 from services.api_types import PlayerNotice, PublicGameMessage, SeatGameMessage
-from services.controllers.deps import PrincipalDep, ServicesDep
+from services.controllers.deps import PrincipalDep, ServicesDep, own_player
 from services.controllers.streaming import Format, resumable, stream_format, stream_response
 from services.openapi import streamed
 from services.play.service import Forbidden
@@ -88,11 +88,10 @@ class StreamController(Controller):
         seat]}}`; a game_over adds the result (docs/BOTS.md). Not resumable: a new stream
         announces every live game of the player again, with the same ids.
         """
-        if principal.player_id is None:
-            raise Forbidden("the admin token is not a player")
+        player = own_player(principal)
         fmt = stream_format(request, format)
         s = services.settings
         body = player_stream(
-            services.games, principal.player_id, fmt, s.poll_seconds, s.stream_keepalive_seconds
+            services.games, player, fmt, s.poll_seconds, s.stream_keepalive_seconds
         )
         return stream_response(body, fmt)

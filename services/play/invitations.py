@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -194,6 +195,15 @@ class InvitationBook:
         self.engine = engine
         self.read_engine = read_engine or engine
         self.now = now
+        # Bumped after each write this process commits (in memory, so a stream checks it for
+        # nothing): a player's stream reads the invitations again only when it moved, when
+        # one it shows is due to expire, or when `stamp` says another process wrote.
+        self.version = 0
+        self._version_lock = threading.Lock()
+
+    def _wrote(self) -> None:
+        with self._version_lock:
+            self.version += 1
 
     # --- writing --------------------------------------------------------------------------
 
@@ -228,6 +238,7 @@ class InvitationBook:
             rows = [{**asdict(i), "seats": orjson.dumps(list(i.seats)).decode()} for i in made]
             with self.engine.begin() as conn:
                 conn.execute(T.insert(), rows)
+            self._wrote()
             log.info("table_invitations", game_id=game_id, invitees=[i.invitee for i in made])
         return made
 
@@ -242,7 +253,10 @@ class InvitationBook:
             .values(**values)
         )
         with self.engine.begin() as conn:
-            return conn.execute(query).rowcount == 1
+            moved: bool = conn.execute(query).rowcount == 1
+        if moved:
+            self._wrote()
+        return moved
 
     def _close_table(self, game_id: str, reason: str) -> list[str]:
         """Close every invitation of a table that has a closed one (never to start): pending
@@ -377,6 +391,16 @@ class InvitationBook:
     def of_game(self, game_id: str) -> list[Invitation]:
         where = T.c.game_id == game_id
         return self._fresh(self._rows(where), where)
+
+    def stamp(self, player_id: str) -> tuple[int, int]:
+        """How many invitations the player has received, and how many are pending: one small
+        read that changes whenever the player's pending invitations do, whichever process
+        wrote (rows are never deleted, and one only ever leaves `pending`)."""
+        pending = func.count(case((T.c.status == PENDING, 1)))
+        query = select(func.count(), pending).where(T.c.invitee == player_id)
+        with self.engine.connect() as conn:
+            total, waiting = conn.execute(query).one()
+        return int(total), int(waiting)
 
     def received(self, player_id: str, status: str | None, limit: int) -> list[Invitation]:
         return self._listed(T.c.invitee == player_id, status, limit)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -99,7 +100,19 @@ async def game_stream(
         yield b"retry: 2000\n\n"
     first = True
     while True:
-        batch, state = await messages_after(games, game_id, position)
+        try:
+            batch, state = await messages_after(games, game_id, position)
+        except GameNotFound:
+            # A table set but not started yet has no events: nothing to send until its
+            # first one (a page waiting for the start follows this); not following: done.
+            if not options.follow:
+                return
+            if not await games.live.wait(game_id, position, options.poll_seconds) and (
+                time.monotonic() - last_sent >= options.keepalive_seconds
+            ):
+                yield keepalive(fmt)
+                last_sent = time.monotonic()
+            continue
         if first and seat is not None and _substituted_before(state, seat, batch):
             return  # a forfeited seat's stream has ended: the hands are no longer its
         first = False
@@ -207,6 +220,8 @@ async def player_stream(
     client that reconnects can tell a notice it has seen from a new one."""
     live: dict[str, tuple[str, ...]] = {}
     invited: dict[str, Invitation] = {}
+    watch = InvitationWatch()
+    woke = False
     last_sent = time.monotonic()
     if fmt == "sse":
         yield b"retry: 2000\n\n"
@@ -229,7 +244,9 @@ async def player_stream(
                 data = over_notice(game_id, player_id, players, state)
                 out.append(_notice(f"{game_id}:over", game_id, "game_over", data, fmt))
         live = current
-        invited = await invitation_notices(games, player_id, invited, fmt, out)
+        if await watch.changed(games, player_id, polled=not woke):
+            invited = await invitation_notices(games, player_id, invited, fmt, out)
+            watch.shown(invited.values())
         if out:
             yield b"".join(out)
             last_sent = time.monotonic()
@@ -237,6 +254,33 @@ async def player_stream(
         if not woke and time.monotonic() - last_sent >= keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()
+
+
+@dataclass(slots=True)
+class InvitationWatch:
+    """Whether a player's stream must read its invitations again: only when this process
+    wrote one (the book's in-memory `version` moved), when one it shows is due to expire, or,
+    on a poll (the wait timed out: another process may have written), when the player's
+    `stamp` has changed. A wake-up for a game that starts or ends reads none."""
+
+    version: int = -1
+    stamp: tuple[int, int] | None = None
+    due: datetime | None = None  # the earliest expiry of the invitations shown
+
+    async def changed(self, games: GameService, player_id: str, polled: bool) -> bool:
+        book = games.invitations
+        version = book.version
+        expiring = self.due is not None and book.now() >= self.due
+        if version == self.version and not expiring and not polled:
+            return False
+        stamp = await asyncio.to_thread(book.stamp, player_id)
+        if version == self.version and not expiring and stamp == self.stamp:
+            return False
+        self.version, self.stamp = version, stamp  # taken before the read that follows
+        return True
+
+    def shown(self, pending: Iterable[Invitation]) -> None:
+        self.due = min((i.expires_at for i in pending), default=None)
 
 
 def _notice(

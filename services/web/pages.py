@@ -420,3 +420,9 @@ class WebController(Controller):
                 "contracts": contract_names(),
             },
         )
+
+    @get("/invitations", name="web-invitations")
+    async def invitations(self, request: Req) -> Template:
+        """The signed-in player's pending invitations (the token is asked for in the page and
+        kept in the tab; the page itself holds nothing of anyone's)."""
+        return _page(request, "invitations.html", {"contracts": contract_names()})

@@ -47,6 +47,13 @@ def test_players_need_the_admin_token_and_tokens_are_shown_once(client: TestClie
     assert client.get("/api/v1/me", headers=bearer(rotated.json()["token"])).status_code == 200
 
 
+def test_the_admin_s_own_name_cannot_be_a_player_id(client: TestClient) -> None:  # type: ignore[type-arg]
+    # Tables the admin sets are `created_by` "admin": a player of that id would pass for the admin.
+    body = problem(client.post("/api/v1/players", json={"id": "admin"}, headers=ADMIN_HEADERS), 422)
+    assert "reserved" in body["detail"]
+    assert client.get("/api/v1/players/admin", headers=ADMIN_HEADERS).status_code == 404
+
+
 def test_a_bot_url_is_shown_only_to_its_player_and_the_admin(client: TestClient) -> None:  # type: ignore[type-arg]
     url = "http://127.0.0.1:9/king"
     r = client.post("/api/v1/players", json={"id": "robo", "bot_url": url}, headers=ADMIN_HEADERS)

@@ -94,3 +94,29 @@ def test_every_api_post_refuses_a_body_that_is_not_json_and_takes_none_when_none
             headers={**bearer(ada), "content-type": "text/plain", "content-length": "0"},
         )
         assert r.status_code == 200, r.text
+
+
+def test_a_json_body_is_decoded_once_and_the_handler_gets_that_value(
+    make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strict check's decoded body is the handler's `data`: Litestar decodes no second
+    time (its own decoder is never called for the body)."""
+    import litestar.connection.request as litestar_request
+
+    calls: list[bytes] = []
+    real = litestar_request.decode_json
+
+    def counting(value: bytes, *args: object, **kwargs: object) -> object:
+        calls.append(value)
+        return real(value, *args, **kwargs)  # type: ignore[arg-type]
+
+    with TestClient(create_app(make_settings(decision_seconds=120))) as client:
+        monkeypatch.setattr(litestar_request, "decode_json", counting)
+        r = client.post(
+            "/api/v1/players",
+            content=b'{"id": "bea", "name": "Bea"}',
+            headers={**ADMIN_HEADERS, "content-type": "application/json"},
+        )
+        assert r.status_code == 201, r.text
+        assert r.json()["player"]["name"] == "Bea"
+        assert calls == []

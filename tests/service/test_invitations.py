@@ -570,3 +570,75 @@ def test_accept_cancel_and_expiry_race_to_one_winner(people: Any) -> None:
                 book.consent(game_id, "ada", ["ada", "bo", HOUSE, HOUSE])
         clock.advance(11)  # every table from here on is due for `late` only after its own 10 s
     assert sum(outcomes.values()) == 12
+
+
+# --- the player's stream reads the invitations only when they may have changed ---------------
+
+
+class CountingBook:
+    """A stand-in for the book as the stream's watch sees it: its version, clock and stamp
+    (counted: each stamp is a read of the database)."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.at = datetime(2030, 1, 1, tzinfo=UTC)
+        self.stamps = 0
+        self.current = (0, 0)
+
+    def now(self) -> datetime:
+        return self.at
+
+    def stamp(self, _player: str) -> tuple[int, int]:
+        self.stamps += 1
+        return self.current
+
+
+def test_the_stream_reads_invitations_only_when_they_may_have_changed() -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    from services.play.invitations import Invitation
+    from services.play.streams import InvitationWatch
+
+    book = CountingBook()
+    games: Any = SimpleNamespace(invitations=book)
+    watch = InvitationWatch()
+
+    def changed(polled: bool) -> bool:
+        return asyncio.run(watch.changed(games, "bo", polled))
+
+    assert changed(polled=True)  # the stream's first read
+    expires = book.at + timedelta(seconds=60)
+    pending = Invitation(
+        "inv-1", "g-1", "ada", "bo", (1,), "pending", True, book.at, expires, None, None
+    )
+    watch.shown([pending])
+    before = book.stamps
+    assert not changed(polled=False)  # woken for a game: nothing read at all
+    assert book.stamps == before
+    assert not changed(polled=True)  # a poll: one small stamp read, the same stamp
+    assert book.stamps == before + 1
+    book.current = (1, 1)  # another process wrote an invitation to the player
+    assert changed(polled=True)
+    assert not changed(polled=True)
+    book.version += 1  # this process wrote one
+    assert changed(polled=False)
+    book.at += timedelta(seconds=61)  # the one shown is due to expire
+    assert changed(polled=False)
+    watch.shown([])
+    assert not changed(polled=False)
+
+
+def test_the_stamp_sees_what_another_process_writes(people: Any) -> None:
+    """Two books on one database, as two processes: what one writes moves the other's stamp
+    (and only the writer's own version)."""
+    client, _tokens = people
+    here = services(client).games.invitations
+    there = InvitationBook(here.engine)
+    before, version = here.stamp("bo"), here.version
+    made = there.invite("g-elsewhere", "ada", ["ada", "bo", HOUSE, HOUSE], True, 600)
+    assert here.version == version and there.version == 1
+    assert here.stamp("bo") == (before[0] + 1, before[1] + 1)
+    there.decline(made[0].id, Principal("bo"))
+    assert here.stamp("bo") == (before[0] + 1, before[1])
+    assert here.stamp("cem") == (0, 0)

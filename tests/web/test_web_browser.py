@@ -493,3 +493,36 @@ def test_pages_fit_a_phone_screen(server: LiveServer, browser: Any) -> None:
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_an_invitee_accepts_in_the_browser_and_the_game_starts(
+    server: LiveServer, page: Any
+) -> None:
+    """Bo is invited to Ada's table: the invitation appears on /invitations (live, by the
+    player's stream, after the page was opened) and on the table's play page; accepting it
+    there starts the game, and the play page shows bo's hand."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        ada = _player(http, "ada")
+        bo = _player(http, "bo")
+        page.goto(f"{server.url}/invitations?lang=en")
+        page.fill("#token", bo)
+        page.click("#signin button[type=submit]")
+        page.wait_for_selector("#whoami:has-text('bo')")
+        page.wait_for_selector("#invitations-empty:not([hidden])")
+        _game(http, ada, ["ada", "bo", "house:random", "house:heuristic"], "asked")
+        row = page.locator("li.invitation[data-game=asked]")
+        row.wait_for(timeout=15_000)  # no reload: the stream's notice brought it
+        text = row.inner_text()
+        assert "ada" in text and "Seats: 1" in text and "Expires" in text
+        shot(page, "invitations")
+        page.goto(f"{server.url}/play/asked?lang=en")  # the token is kept in the tab
+        page.wait_for_selector("#invitations:not([hidden]) li.invitation[data-game=asked]")
+        assert http.get("/api/v1/games/asked").json()["game"]["status"] == "created"
+        page.click("li.invitation[data-game=asked] button[data-answer=accept]")
+        page.wait_for_selector("#invitations-status:has-text('You accepted')")
+        assert http.get("/api/v1/games/asked").json()["game"]["status"] == "live"
+        page.wait_for_selector("#hand .card", timeout=15_000)
+        assert page.locator("#hand .card").count() == 13
+        assert "bo (you)" in page.inner_text("#seat-0")
+        assert page.locator("li.invitation").count() == 0
+    assert not page.js_errors, page.js_errors

@@ -367,3 +367,36 @@ def test_finished_game_page_names_the_signed_checkpoint_that_includes_it(
     # a live game's page says nothing of the log
     new_game(client, ada, ["ada", "house:random", "house:random", "house:random"], "live-1")
     assert "log-note" not in client.get("/games/live-1?lang=en").text
+
+
+def test_invitations_page_and_the_play_pages_panel(client: TestClient[Any], ada: str) -> None:
+    """/invitations asks for the token (in both languages) and holds nobody's data; the play
+    page of an invited table carries the same panel, hidden until the script finds an
+    invitation; every page links to /invitations."""
+    bo = create_player(client, "bo")
+    new_game(client, ada, ["ada", "bo", *HOUSE[:2]], "invited")
+    for lang, words in (
+        ("tr", ("Davetler", "API anahtarı", "Bekleyen davetiniz yok.")),
+        ("en", ("Invitations", "API token", "You have no pending invitations.")),
+    ):
+        r = client.get(f"/invitations?lang={lang}")
+        assert r.status_code == 200, r.text
+        for word in words:
+            assert word in r.text, (lang, word)
+        assert 'id="signin"' in r.text and 'id="invitation-list"' in r.text
+        assert "/static/invitations.js" in r.text and "/static/invitations_page.js" in r.text
+        assert bo not in r.text and ada not in r.text  # no token in any page
+        assert "inv-" not in r.text  # the invitations are fetched with the token, not served
+        play = client.get(f"/play/invited?lang={lang}")
+        assert play.status_code == 200
+        assert 'id="invitations"' in play.text and 'data-hide-empty="1" hidden' in play.text
+        assert play.text.index("/static/invitations.js") < play.text.index("/static/play.js")
+        assert 'href="/invitations"' in client.get(f"/?lang={lang}").text
+        found = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', r.text, re.S)
+        assert found is not None
+        t = json.loads(found[1])["t"]
+        want = {"tr": ("Kabul et", "Reddet"), "en": ("Accept", "Decline")}[lang]
+        assert (t["accept"], t["decline"]) == want  # the buttons' words, for the script
+    for name in ("invitations.js", "invitations_page.js"):
+        got = client.get(f"/static/{name}")
+        assert got.status_code == 200 and "javascript" in got.headers["content-type"]

@@ -58,6 +58,16 @@
     if (txt !== undefined && txt !== null) { e.textContent = txt; }
     return e;
   }
+  /* The JSON API with a player's token as Bearer: {ok, status, body} (JSON, else text). */
+  function api(token, path, opts) {
+    opts = opts || {};
+    opts.headers = Object.assign({ authorization: "Bearer " + token, accept: "application/json" }, opts.headers || {});
+    return fetch("/api/v1" + path, opts).then(function (r) {
+      var ct = r.headers.get("content-type") || "";
+      var body = ct.indexOf("json") >= 0 ? r.json() : r.text();
+      return body.then(function (b) { return { ok: r.ok, status: r.status, body: b }; });
+    });
+  }
   window.King = { I: I, t: I.t, text: text, label: label, card: card, back: back,
-                  sortHand: sortHand, contractName: contractName, el: el };
+                  sortHand: sortHand, contractName: contractName, el: el, api: api };
 })();

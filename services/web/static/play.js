@@ -11,15 +11,7 @@
   var seat = null, me = null, state = null, deadline = null, busy = false;
   var streamGen = 0, pending = null;
 
-  function api(path, opts) {
-    opts = opts || {};
-    opts.headers = Object.assign({ authorization: "Bearer " + token, accept: "application/json" }, opts.headers || {});
-    return fetch("/api/v1" + path, opts).then(function (r) {
-      var ct = r.headers.get("content-type") || "";
-      var body = ct.indexOf("json") >= 0 ? r.json() : r.text();
-      return body.then(function (b) { return { ok: r.ok, status: r.status, body: b }; });
-    });
-  }
+  function api(path, opts) { return K.api(token, path, opts); }
   function showError(p) {
     var box = document.getElementById("error");
     box.textContent = "";
@@ -45,6 +37,8 @@
         return;
       }
       me = r.body;
+      /* this player's pending invitations (this table's among them): an answer refreshes */
+      if (window.KingInvitations) { window.KingInvitations.mount(token, function () { refresh(); }); }
       return api("/games/" + gid).then(function (g) {
         signin(false);
         var seats = (g.body.view && g.body.view.players) || (g.body.game && g.body.game.seats) || [];
