@@ -115,9 +115,12 @@ class LogTree:
         with self._read_lock, self._engines.read.connect() as conn:
             return int(conn.execute(select(LOG_SIZE.c.size).where(LOG_SIZE.c.id == 1)).scalar_one())
 
-    def integrate(self, up_to: int | None = None) -> int:
-        """Extend the tree over the committed events (to position `up_to` at most); the new
-        size. Safe to call from any number of processes at once."""
+    def integrate(self, up_to: int | None = None, *, limit: int | None = None) -> int:
+        """Extend the tree over the committed events (to position `up_to` at most, and by
+        `limit` events at most); the new size. Safe to call from any number of processes."""
+        if limit is not None:
+            bound = self.size() + limit
+            up_to = bound if up_to is None else min(up_to, bound)
         keys = KeyCache(self._leaf_keys)
         while True:
             size, more = self._extend(keys, up_to)

@@ -62,6 +62,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             await buckets.start()
         await services.ownership.start()
         await services.watcher.start()
+        if services.tlog is not None:
+            await services.tlog.start()
         if settings.run_scheduler and services.scheduler is not None:
             await services.scheduler.start()
         log.info("service_started", database=store.backend, driver=settings.run_driver)
@@ -70,6 +72,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         finally:
             services.closing = True
             await services.watcher.stop()
+            if services.tlog is not None:
+                await services.tlog.stop()
             if services.scheduler is not None:
                 await services.scheduler.stop()
             await services.ownership.stop()

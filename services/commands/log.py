@@ -88,7 +88,9 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
     signer = load_signer(_settings(args.db))
     store = _store(args.db)
     try:
-        sys.stdout.write(TransparencyLog(store, signer).checkpoint())
+        log = TransparencyLog(store, signer)
+        log.integrate()  # the whole log, however far behind the tree is
+        sys.stdout.write(log.checkpoint())
     except TreeError as exc:
         raise UserError(f"the tree cannot be extended: {exc}") from None
     finally:

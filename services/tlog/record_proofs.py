@@ -48,6 +48,7 @@ def transparency_extension(store: EventStore, log: TransparencyLog, game_id: str
     events = store.read_stream(sid, upcast=False)
     if not events or events[-1].type != "seed_revealed":
         raise ProofRefused(f"game {game_id!r} has not revealed its seed: no proofs until then")
+    log.integrate()  # the whole log: the export waits for the tree to cover the game
     note, checkpoint = log.signed()
     size = checkpoint.size
     out = []

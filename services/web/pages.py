@@ -167,6 +167,8 @@ def _log_entry(services: Any, game_id: str) -> dict[str, object] | None:
         note, checkpoint = log.recent()
         if checkpoint.size < last:
             note, checkpoint = log.recent(max_age=0)
+        if checkpoint.size < last:
+            return None  # the tree is catching up: the next view will say
     except Exception:  # the page shows the game without it; the log's own endpoints say why
         return None
     return {

@@ -81,7 +81,7 @@ def test_leaves_cover_every_event_in_position_order(store: EventStore) -> None:
 @settings(
     max_examples=8,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(batches=st.lists(st.integers(1, 9), min_size=1, max_size=5), data=st.data())
 def test_roots_and_proofs_at_every_size_match_rfc_9162(
@@ -101,12 +101,14 @@ def test_roots_and_proofs_at_every_size_match_rfc_9162(
     for size in range(1, done + 1):
         root = root_of(leaves[:size])
         assert tree.root(size) == (size, root)
-    size = data.draw(st.integers(1, done))
-    index = data.draw(st.integers(0, size - 1))
+    # drawn independently of `done` (the store keeps the earlier examples' events), then
+    # scaled into the tree: Hypothesis needs the same draws whatever the database holds
+    size = 1 + data.draw(st.integers(0, 10**9)) % done
+    index = data.draw(st.integers(0, 10**9)) % size
     leaf, path = tree.inclusion(index, size)
     assert leaf == leaves[index]
     assert verify_inclusion(index, size, leaf, path, root_of(leaves[:size]))
-    first = data.draw(st.integers(0, done))
+    first = data.draw(st.integers(0, 10**9)) % (done + 1)
     assert verify_consistency(
         first, done, root_of(leaves[:first]), root_of(leaves), tree.consistency(first, done)
     )
