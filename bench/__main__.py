@@ -10,6 +10,7 @@ BENCHMARKS = {
     "audit": "king audit --all: standard20 games/s on one core and with workers",
     "cli": "king --help and king record check: start-up beside a bare interpreter",
     "store": "event store: append and replay rates beside the eventsourcing library",
+    "log": "transparency log: checkpoint and proof times at 10^4, 10^5 and 10^6 leaves",
     "append": "event store: CPU, Python calls and SQL statements per single-event append",
     "service": "game service: pull-bot actions/s and latency beside a bare Litestar endpoint",
     "load": "many pull bots at once: SQLite, PostgreSQL with one and two API processes",

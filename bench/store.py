@@ -251,6 +251,39 @@ def one_per_commit_interleaved(
     return done / spent["raw"], done / spent["ours"], done / spent["peer"]
 
 
+def with_and_without_tree(
+    plain: Any, treed: Any, n: int, chunk: int = 50, prefix: str = "game"
+) -> tuple[float, float]:
+    """One event per commit into two stores alike, in alternating chunks: one without the
+    transparency log, one whose tree an integrator extends after every chunk (as a service
+    asked for a checkpoint every `chunk` events would), its time counted with the appends'."""
+    from eventstore import NewEvent
+    from eventstore.logtree import LogTree
+
+    tree = LogTree(treed)
+    spent = {"plain": 0.0, "tree": 0.0}
+    done = 0
+
+    def run_plain(k: int) -> None:
+        for i in range(done, done + k):
+            plain.append(f"{prefix}-t", [NewEvent("CardPlayed", _card(i))], i)
+
+    def run_tree(k: int) -> None:
+        for i in range(done, done + k):
+            treed.append(f"{prefix}-t", [NewEvent("CardPlayed", _card(i))], i)
+        tree.integrate()
+
+    runners = [("plain", run_plain), ("tree", run_tree)]
+    for c in range(max(1, n // chunk)):
+        for name, fn in runners[c % 2 :] + runners[: c % 2]:
+            start = time.perf_counter()
+            fn(chunk)
+            spent[name] += time.perf_counter() - start
+        done += chunk
+    assert tree.size() == treed.head_position() == done
+    return done / spent["plain"], done / spent["tree"]
+
+
 # ------------------------------------------------------------------ running
 
 
@@ -280,6 +313,13 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
             add("raw_sqlite_commits_per_s", raw_rate)
             add("ours_one_per_commit", ours_rate)
             add("peer_one_per_commit", peer_rate)
+            plain = _open_ours(f"sqlite:///{d / 'plain.db'}")
+            treed = _open_ours(f"sqlite:///{d / 'treed.db'}")
+            without, with_tree = with_and_without_tree(plain, treed, n_one)
+            plain.close()
+            treed.close()
+            add("ours_one_per_commit_without_tree", without)
+            add("ours_one_per_commit_with_tree", with_tree)
 
             store = _open_ours(f"sqlite:///{d / 'ours.db'}")
             _require_full(seen, "ours", _sync_of_ours(store))
@@ -334,6 +374,8 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
             "batch_vs_peer": med["ours_batch"] / med["peer_batch"],
             "group_vs_peer": med["ours_group"] / med["peer_group"],
             "replay_vs_peer": med["ours_replay"] / med["peer_replay"],
+            "with_tree_of_without": med["ours_one_per_commit_with_tree"]
+            / med["ours_one_per_commit_without_tree"],
             "ours_one_per_commit_of_raw": med["ours_one_per_commit"]
             / med["raw_sqlite_commits_per_s"],
             "peer_one_per_commit_of_raw": med["peer_one_per_commit"]
@@ -397,6 +439,20 @@ def _postgres(
             )
             ours_batch(store, replay_len // 20, 20, "game-replay")
             samples.setdefault("ours_replay", []).append(ours_replay(store, "game-replay", rounds))
+            store.close()
+            store = _open_ours(PG_URL, settings=StoreSettings(pg_schema=schema))
+            treed_schema = schema + "_t"
+            treed = _open_ours(PG_URL, settings=StoreSettings(pg_schema=treed_schema))
+            try:
+                without, with_tree = with_and_without_tree(store, treed, n_one, prefix="pg")
+            finally:
+                treed.close()
+                engine = sa.create_engine(PG_URL)
+                with engine.begin() as conn:
+                    conn.execute(sa.text(f'DROP SCHEMA "{treed_schema}" CASCADE'))
+                engine.dispose()
+            samples.setdefault("ours_one_per_commit_without_tree", []).append(without)
+            samples.setdefault("ours_one_per_commit_with_tree", []).append(with_tree)
         finally:
             store.close()
             engine = sa.create_engine(PG_URL)
@@ -427,6 +483,12 @@ def _print(result: dict[str, Any]) -> None:
     print(f"\n  {'':<30}{'ours':>12}{'eventsourcing':>15}{'ratio':>8}")
     for label, ours, peer, ratio in rows:
         print(f"  {label:<30}{s[ours]:>12,.0f}{s[peer]:>15,.0f}{r[ratio]:>7.2f}x")
+    print(
+        f"\n  transparency log (one event per commit; tree extended every 50 events): "
+        f"{s['ours_one_per_commit_with_tree']:,.0f}/s with the tree beside "
+        f"{s['ours_one_per_commit_without_tree']:,.0f}/s without = "
+        f"{r['with_tree_of_without']:.0%} (target: at least 85%)"
+    )
     raw = s["raw_sqlite_commits_per_s"]
     print(f"\n  raw disk limit (bare sqlite3 insert+commit loop): {raw:,.0f} commits/s")
     print(

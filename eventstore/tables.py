@@ -14,6 +14,8 @@ from sqlalchemy import (
     Column,
     DateTime,
     Integer,
+    LargeBinary,
+    SmallInteger,
     String,
     Table,
     Text,
@@ -127,10 +129,41 @@ class LeaseRow(SQLModel, table=True):
     acquired_ms: int = Field(sa_column=Column("acquired_ms", BigInteger, nullable=False))
 
 
+class LogNodeRow(SQLModel, table=True):
+    """A perfect subtree of the transparency log's Merkle tree: the hash of the 2**level
+    leaves from index * 2**level (level 0: the leaves). Written once, never changed."""
+
+    __tablename__: ClassVar[str] = "log_nodes"
+
+    level: int = Field(sa_column=Column("level", SmallInteger, primary_key=True))
+    idx: int = Field(sa_column=Column("idx", BigInteger, primary_key=True, autoincrement=False))
+    hash: bytes = Field(sa_column=Column("hash", LargeBinary(32), nullable=False))
+
+
+class LogSizeRow(SQLModel, table=True):
+    """The one row saying how many events the tree covers (locked while it grows)."""
+
+    __tablename__: ClassVar[str] = "log_size"
+
+    id: int = Field(sa_column=Column("id", Integer, primary_key=True, autoincrement=False))
+    size: int = Field(sa_column=Column("size", BigInteger, nullable=False))
+
+
 STREAMS: Table = SQLModel.metadata.tables["streams"]
 EVENTS: Table = SQLModel.metadata.tables["events"]
 PROJECTIONS: Table = SQLModel.metadata.tables["projections"]
 CLAIMS: Table = SQLModel.metadata.tables["claims"]
 SEALED: Table = SQLModel.metadata.tables["sealed"]
 LEASES: Table = SQLModel.metadata.tables["leases"]
-STORE_TABLES: tuple[Table, ...] = (STREAMS, EVENTS, PROJECTIONS, CLAIMS, SEALED, LEASES)
+LOG_NODES: Table = SQLModel.metadata.tables["log_nodes"]
+LOG_SIZE: Table = SQLModel.metadata.tables["log_size"]
+STORE_TABLES: tuple[Table, ...] = (
+    STREAMS,
+    EVENTS,
+    PROJECTIONS,
+    CLAIMS,
+    SEALED,
+    LEASES,
+    LOG_NODES,
+    LOG_SIZE,
+)

@@ -30,6 +30,7 @@ from services.controllers.deps import (
 from services.controllers.games import GameController
 from services.controllers.health import HealthController
 from services.controllers.invitations import InvitationController
+from services.controllers.log import LogController
 from services.controllers.players import PlayerController
 from services.controllers.records import RecordController
 from services.controllers.streams import StreamController
@@ -61,6 +62,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             await buckets.start()
         await services.ownership.start()
         await services.watcher.start()
+        if services.tlog is not None:
+            await services.tlog.start()
         if settings.run_scheduler and services.scheduler is not None:
             await services.scheduler.start()
         log.info("service_started", database=store.backend, driver=settings.run_driver)
@@ -69,6 +72,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         finally:
             services.closing = True
             await services.watcher.stop()
+            if services.tlog is not None:
+                await services.tlog.stop()
             if services.scheduler is not None:
                 await services.scheduler.stop()
             await services.ownership.stop()
@@ -84,6 +89,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             PlayerController,
             GameController,
             RecordController,
+            LogController,
             StreamController,
             InvitationController,
             HealthController,

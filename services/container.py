@@ -20,6 +20,8 @@ from services.play.service import GameService
 from services.play.watcher import StoreWatcher
 from services.scheduler import TournamentDesk, TournamentScheduler
 from services.settings import Settings
+from services.tlog.keys import load_signer
+from services.tlog.service import TransparencyLog
 from tournament.games import GameRepository
 
 log = get_logger("king.app")
@@ -46,6 +48,7 @@ class Services:
     tournaments: TournamentDesk | None = None
     scheduler: TournamentScheduler | None = None
     invitations: InvitationDesk | None = None
+    tlog: TransparencyLog | None = None
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -105,4 +108,5 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         tournaments=tournaments,
         scheduler=scheduler,
         invitations=invitations,
+        tlog=TransparencyLog(store, load_signer(settings)),
     )

@@ -12,6 +12,8 @@ gives a problem body of the kind that status answers.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
@@ -26,7 +28,7 @@ from domain.rules import Rules
 from domain.view import legal_actions, public_view, seat_view
 from services import api_types as t
 from services import schemas as s
-from services.api_types import audit, health, messages, records, tournaments, views
+from services.api_types import audit, health, log, messages, records, tournaments, views
 from services.problems import KINDS, kind_of, problem_body
 
 GAME = "g-3f9a1c07b2d4"
@@ -167,6 +169,8 @@ def examples() -> dict[str, Any]:
             audit.ChainCheck(True, 61, None, None),
             audit.ReplayCheck(True, False, 1, None, None, None, []),
         ),
+        log.InclusionProof(3, 2291, _hash(0), [_hash(i) for i in range(1, 5)]),
+        log.ConsistencyProof(1520, 2291, [_hash(i) for i in range(5, 10)]),
         health.Live("ok"),
         health.Ready(
             "ok",
@@ -288,6 +292,19 @@ TEXT: dict[str, str] = {
     "# TYPE king_http_requests_total counter\n"
     'king_http_requests_total{method="GET",status="200"} 1027\n',
 }
+
+
+def _hash(i: int) -> str:
+    """The form of a base64 SHA-256 hash (an example's, not a real tree's)."""
+    return base64.b64encode(hashlib.sha256(b"example %d" % i).digest()).decode()
+
+
+LOG_CHECKPOINT = (
+    "king.local/log\n2291\noaIwE6C0AnVfLVoruPD9+Zwvec7iKCndhpzGo3/ZddI=\n\n"
+    "\u2014 king.local/log OLuPR3MSs5RQVpdEVn+ln/86N9WwEK3vxLI+yV2qfSkbY2r57TFmo7/0lWLlJwq4tSVk"
+    "+2ZFby/WkA9Pi+0XKpCERgk=\n"
+)
+LOG_KEY = "king.local/log+38bb8f47+AWCwdz3ktR1q4dG2WLcYwXInpK+u3yU9vGJ3llb6PxO1\n"
 
 
 def unready(ready: dict[str, Any]) -> dict[str, Any]:

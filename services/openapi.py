@@ -201,7 +201,11 @@ def _example_on(media_type: str, media: dict[str, Any], status: int = 200) -> No
     """Set `media`'s example from its schema (a shape's, a list of one, one of a union)."""
     from services import examples
 
-    if "example" in media or "examples" in media:
+    if "example" in media:
+        return
+    given = media.pop("examples", None)
+    if isinstance(given, dict) and given:  # a handler's own (a ResponseSpec's examples)
+        media["example"] = next(iter(given.values())).get("value")
         return
     schema: dict[str, Any] = media.get("schema", {})
     if media_type == SSE:

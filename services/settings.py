@@ -87,6 +87,17 @@ class Settings(BaseSettings):
         default=1.0, gt=0, le=3600, description="how often the scheduler advances tournaments"
     )
 
+    log_origin: str = Field(
+        default="king.local/log",
+        pattern=r"^[^\s+]+$",
+        description="the transparency log's origin line and signing key name (no spaces, no +)",
+    )
+    log_key_file: Path | None = Field(
+        default=None,
+        description="the log's signer key file (PRIVATE+KEY+...); empty: "
+        "<data_dir>/log-signer.key, generated at first start",
+    )
+
     @field_validator("database_url")
     @classmethod
     def _known_backend(cls, value: str) -> str:

@@ -13,6 +13,7 @@ decodes every answer and message of real games strictly against them.
 | `list[PairingsRound]` | GET /api/v1/tournaments/{id}/pairings |
 | `RuleChanges` | `rules` of a table (GameOut) and a tournament (TournamentOut) |
 | `Live`, `Ready` | GET /health/live, GET /health/ready |
+| `InclusionProof`, `ConsistencyProof` | GET /api/v1/log/proof/inclusion, /consistency |
 | `PublicGameMessage`, `SeatGameMessage`, `PlayerNotice`, `TournamentMessage` | the streams |
 """
 
@@ -27,6 +28,7 @@ from services.api_types.common import (
 )
 from services.api_types.health import Live, Ownership, Ready, ReadyChecks, SchedulerStatus
 from services.api_types.invitations import InvitationOut
+from services.api_types.log import ConsistencyProof, InclusionProof
 from services.api_types.messages import (
     STREAMS,
     PlayerNotice,
@@ -41,8 +43,10 @@ __all__ = [
     "STREAMS",
     "AuditReport",
     "ChainCheck",
+    "ConsistencyProof",
     "DeclareAction",
     "EndedDeal",
+    "InclusionProof",
     "InvitationOut",
     "KingRecord",
     "LegalAction",

@@ -9,6 +9,7 @@ COMMANDS: dict[str, str] = {
     "audit": "audit games: hash chain, seed, hands and a replay of every action",
     "bot": "run a built-in strategy as an HTTP bot",
     "db": "database schema",
+    "log": "the transparency log: checkpoints, offline verification, a witness",
     "match": "play strategies head to head (duplicate deals, seats rotated)",
     "record": "king-record/1 game records",
     "serve": "run the game service over HTTP",

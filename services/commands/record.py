@@ -31,6 +31,13 @@ def register(sub: Any) -> None:
         ),
     )
     check.add_argument("file", help="the record file, or - for standard input")
+    check.add_argument(
+        "--key",
+        action="append",
+        metavar="FILE",
+        help="also verify the record's transparency-log proofs with this verifier key "
+        "(docs/TRANSPARENCY.md); exit 1 when they fail",
+    )
     check.set_defaults(handler=cmd_check)
     export = actions.add_parser(
         "export",
@@ -54,6 +61,12 @@ def register(sub: Any) -> None:
     )
     export.add_argument(
         "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
+    )
+    export.add_argument(
+        "--proofs",
+        action="store_true",
+        help="one finished game: add its events' inclusion proofs against a checkpoint "
+        "signed now (the transparency extension, docs/RECORD.md)",
     )
     export.add_argument(
         "-o",
@@ -165,13 +178,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         if sys.stdout is None:  # checked first: a closed descriptor 1 could be reused by open
             raise _OutputClosed("standard output is closed")
-        return _check(args.file)
+        return _check(args.file, args.key)
     except _OutputClosed as exc:
         _tell(str(exc))
         return 2
 
 
-def _check(path: str) -> int:
+def _check(path: str, keys: list[str] | None = None) -> int:
     try:
         raw = read_source(path)
     except OSError as exc:
@@ -195,6 +208,16 @@ def _check(path: str) -> int:
         return malformed("the document is nested too deeply")
     except MemoryError:
         return malformed("out of memory checking the record")
+    if keys and status == 0:
+        from services.commands.log import read_verifiers
+        from services.tlog.record_proofs import check_extension
+
+        proofs = check_extension(doc, read_verifiers(keys))
+        out["transparency"] = proofs
+        if not proofs["checked"]:
+            emit(out)
+            _tell(f"transparency log: {proofs['error']['message']}")
+            return 1
     emit(out)
     if status == 1:
         _tell(where_illegal(out["error"]))
@@ -219,13 +242,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     repo = open_repository(args.db)
     try:
         if args.game_id is not None:
-            return _write(args.output, [_one_record(repo, args.game_id)])
+            return _write(args.output, [_one_record(repo, args.game_id, args.proofs, args.db)])
+        if args.proofs:
+            raise UserError("--proofs is for one game")
         return _write(args.output, _all_records(repo.store, args))
     finally:
         repo.store.close()
 
 
-def _one_record(repo: Any, game_id: str) -> bytes:
+def _one_record(repo: Any, game_id: str, proofs: bool = False, db: str | None = None) -> bytes:
     from domain.record import to_record
     from services.errors import UserError
     from tournament.games import GameNotFound
@@ -234,7 +259,20 @@ def _one_record(repo: Any, game_id: str) -> bytes:
         state = repo.load(game_id)
     except GameNotFound:
         raise UserError(f"no game {game_id!r} in the database") from None
-    return orjson.dumps(to_record(state, public=True), option=orjson.OPT_INDENT_2) + b"\n"
+    doc = to_record(state, public=True)
+    if proofs:
+        from services.settings import load_settings
+        from services.tlog.keys import load_signer
+        from services.tlog.record_proofs import ProofRefused, transparency_extension
+        from services.tlog.service import TransparencyLog
+
+        settings = load_settings(database_url=db) if db else load_settings()
+        log = TransparencyLog(repo.store, load_signer(settings))
+        try:
+            doc["transparency"] = transparency_extension(repo.store, log, game_id)
+        except ProofRefused as exc:
+            raise UserError(str(exc)) from None
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
 
 
 def _all_records(store: Any, args: argparse.Namespace) -> Iterator[bytes]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections import OrderedDict
 from fractions import Fraction
 from typing import Any, Literal
@@ -151,6 +152,36 @@ def _audit(services: Any, game_id: str) -> dict[str, object]:
     return audit
 
 
+def _log_entry(services: Any, game_id: str) -> dict[str, object] | None:
+    """Which signed checkpoint includes the finished game: its origin, size and root, the
+    game's positions, and where its last event's inclusion proof is (None if unavailable)."""
+    log = services.tlog
+    store = services.store
+    sid = stream_id(game_id)
+    try:
+        info = store.stream_info(sid)
+        if log is None or info is None:
+            return None
+        first = store.read_stream(sid, to_version=1, upcast=False)[0].position
+        last = store.read_stream(sid, from_version=info.version, upcast=False)[0].position
+        note, checkpoint = log.recent()
+        if checkpoint.size < last:
+            note, checkpoint = log.recent(max_age=0)
+        if checkpoint.size < last:
+            return None  # the tree is catching up: the next view will say
+    except Exception:  # the page shows the game without it; the log's own endpoints say why
+        return None
+    return {
+        "origin": checkpoint.origin,
+        "size": checkpoint.size,
+        "root": base64.b64encode(checkpoint.root).decode(),
+        "first": first,
+        "last": last,
+        "proof": f"/api/v1/log/proof/inclusion?index={last - 1}&size={checkpoint.size}",
+        "note": note,
+    }
+
+
 def _safe_audit(services: Any, game_id: str) -> dict[str, object] | None:
     try:
         return _audit(services, game_id)
@@ -291,8 +322,10 @@ class WebController(Controller):
             return _page(request, "game.html", {"game_id": game_id, "payload": None})
         payload = replay_payload(state, status)
         audit: dict[str, object] | None = None
+        log_entry: dict[str, object] | None = None
         if status == "over":
             audit = await asyncio.to_thread(_safe_audit, services, game_id)
+            log_entry = await asyncio.to_thread(_log_entry, services, game_id)
         return _page(
             request,
             "game.html",
@@ -301,6 +334,7 @@ class WebController(Controller):
                 "payload": payload,
                 "status": status,
                 "audit": audit,
+                "log_entry": log_entry,
                 "contracts": contract_names(),
             },
         )

@@ -74,9 +74,10 @@ def target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Stor
             sa.text(
                 f'TRUNCATE "{settings.pg_schema}".events, "{settings.pg_schema}".streams, '
                 f'"{settings.pg_schema}".projections, "{settings.pg_schema}".claims, '
-                f'"{settings.pg_schema}".sealed'
+                f'"{settings.pg_schema}".sealed, "{settings.pg_schema}".log_nodes'
             )
         )
+        conn.execute(sa.text(f'UPDATE "{settings.pg_schema}".log_size SET size = 0'))
     engine.dispose()
     return url, settings
 

@@ -340,6 +340,35 @@ def test_audit_cache_is_bounded_and_keeps_the_recent() -> None:
         pages._AUDITS.update(saved)
 
 
+def test_finished_game_page_names_the_signed_checkpoint_that_includes_it(
+    client: TestClient[Any], ada: str
+) -> None:
+    import base64
+    import html as html_lib
+
+    from eventstore.merkle import verify_inclusion
+    from services.tlog.notes import Verifier, open_checkpoint
+
+    new_game(client, ada, HOUSE, "logged-1")
+    wait_over(client, "logged-1")
+    page = client.get("/games/logged-1?lang=en").text
+    assert "The signed transparency-log checkpoint that includes this game" in page
+    note = html_lib.unescape(re.search(r'<pre id="log-note"[^>]*>(.*?)</pre>', page, re.S)[1])
+    checkpoint = open_checkpoint(note, Verifier.parse(client.get("/api/v1/log/key").text))
+    assert f"size {checkpoint.size}" in page
+    last = services_of(client.app).store.stream_info("game-logged-1").version
+    events = services_of(client.app).store.read_stream("game-logged-1", from_version=last)
+    link = html_lib.unescape(re.search(r'href="(/api/v1/log/proof/inclusion[^"]*)"', page)[1])
+    proof = client.get(link).json()
+    assert proof["index"] == events[0].position - 1 and proof["size"] == checkpoint.size
+    path = [base64.b64decode(p) for p in proof["proof"]]
+    leaf = base64.b64decode(proof["leaf_hash"])
+    assert verify_inclusion(proof["index"], proof["size"], leaf, path, checkpoint.root)
+    # a live game's page says nothing of the log
+    new_game(client, ada, ["ada", "house:random", "house:random", "house:random"], "live-1")
+    assert "log-note" not in client.get("/games/live-1?lang=en").text
+
+
 def test_invitations_page_and_the_play_pages_panel(client: TestClient[Any], ada: str) -> None:
     """/invitations asks for the token (in both languages) and holds nobody's data; the play
     page of an invited table carries the same panel, hidden until the script finds an
