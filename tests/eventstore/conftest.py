@@ -41,7 +41,10 @@ def pg_schema_for(node: pytest.Item | pytest.Module | object) -> str:
 def pg_module_schema(request: pytest.FixtureRequest) -> Iterator[tuple[str, StoreSettings]]:
     """A migrated schema for this module on the test server (the URL, the settings)."""
     url = request.getfixturevalue("postgres_url")
-    settings = StoreSettings(pg_schema=pg_schema_for(request.module), pool_size=4)
+    schema = pg_schema_for(request.module)
+    # A wake-up channel of its own too: NOTIFY is database-wide, so on the shared default
+    # channel another worker's appends (in its own schema) would wake this module's followers.
+    settings = StoreSettings(pg_schema=schema, pool_size=4, notify_channel=f"ev_{schema}")
     engines = create_engines(url, settings)
     upgrade_engines(engines)
     engines.dispose()

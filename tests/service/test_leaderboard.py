@@ -4,10 +4,13 @@ bot identities: every entrant of a strategy, in every tournament, is one row."""
 
 from __future__ import annotations
 
+from domain.rules import Rules
 from services.container import build_services
 from services.database import open_store
 from tests.service.conftest import SettingsFactory
 from tournament.runner import TournamentRunner, parse_players
+
+SHORT = Rules(mode="short12")  # the leaderboard is not about the length of a game
 
 
 def test_the_leaderboard_follows_new_tournaments(make_settings: SettingsFactory) -> None:
@@ -17,7 +20,7 @@ def test_the_leaderboard_follows_new_tournaments(make_settings: SettingsFactory)
         assert desk is not None
         local = TournamentRunner(store)  # tournaments played here, read by the service's desk
         players = parse_players("random*2,heuristic*2")
-        local.create("first", players, rounds=1, seed="a")
+        local.create("first", players, rounds=1, rules=SHORT, seed="a")
         local.run("first")
         once = desk.leaderboard(100, 0)
         assert {(r.player, r.name, r.kind, r.games) for r in once} == {
@@ -25,7 +28,7 @@ def test_the_leaderboard_follows_new_tournaments(make_settings: SettingsFactory)
             ("house:heuristic", "heuristic", "strategy", 1),
         }
         assert desk.leaderboard(100, 0) == once
-        local.create("second", players, rounds=2, seed="b")
+        local.create("second", players, rounds=2, rules=SHORT, seed="b")
         local.run("second")
         twice = desk.leaderboard(100, 0)
         assert sorted((r.player, r.games) for r in twice) == [

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
+from domain.rules import Rules
 from eventstore import EventStore
 from services.app import create_app, services_of
 from services.cli import main
@@ -29,6 +30,8 @@ from services.web.tables import results_of
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_over
 from tournament.games import GameRepository
+
+SHORT = Rules(mode="short12")
 
 HOUSE = ["house:random"] * 4
 PASSED = '<p class="ok">✔ Audit passed'
@@ -140,10 +143,10 @@ def _feed_store() -> EventStore:
         [["a", "b", "c", "d"], ["b", "c", "d", "e"], ["a", "house:random", "c", "e"]]
     ):
         gid = f"g{i}"
-        open_table(store, table_event(gid, players, {}, 1000, "", "admin", now))
-        repo.create(gid, players, server_seed=bytes([i]) * 32)
+        open_table(store, table_event(gid, players, {"mode": "short12"}, 1000, "", "admin", now))
+        repo.create(gid, players, SHORT, server_seed=bytes([i]) * 32)
     # a game stream without a table (a local runner's game), and a table never started
-    repo.create("runner-1", ["x", "y", "z", "w"], server_seed=b"\x09" * 32)
+    repo.create("runner-1", ["x", "y", "z", "w"], SHORT, server_seed=b"\x09" * 32)
     open_table(store, table_event("later", ["a", "b", "c", "d"], {}, 1000, "", "admin", now))
     _finish(repo, "g1")
     return store
@@ -289,10 +292,10 @@ def test_the_ratings_projection_equals_the_fold_and_its_rebuild(
         desk = build_services(settings_, store).tournaments
         assert desk is not None
         local = TournamentRunner(store)
-        local.create("one", parse_players("random*2,heuristic*2"), rounds=2, seed="a")
+        local.create("one", parse_players("random*2,heuristic*2"), rounds=2, rules=SHORT, seed="a")
         local.run("one")
         assert len(desk.leaderboard(100, 0)) == 2
-        local.create("two", parse_players("random*3,heuristic"), rounds=1, seed="b")
+        local.create("two", parse_players("random*3,heuristic"), rounds=1, rules=SHORT, seed="b")
         local.run("two")
         games, who = [], {}
         for tid in ("one", "two"):

@@ -132,7 +132,12 @@ def test_the_same_seed_and_secret_play_the_same_tournament_again(tmp_path: Path)
         with EventStore.open(f"sqlite:///{tmp_path / name}.db") as s:
             runner = TournamentRunner(s)
             runner.create(
-                "again", parse_players("random*3,heuristic*5"), rounds=2, seed="x", secret=secret
+                "again",
+                parse_players("random*3,heuristic*5"),
+                rounds=2,
+                rules=SHORT,
+                seed="x",
+                secret=secret,
             )
             state = runner.run("again")
             finals.append((state.rounds, state.results, current_standings(state)))
@@ -140,7 +145,9 @@ def test_the_same_seed_and_secret_play_the_same_tournament_again(tmp_path: Path)
     # Without a secret of its own each tournament deals other cards.
     with EventStore.open(f"sqlite:///{tmp_path / 'three'}.db") as s:
         runner = TournamentRunner(s)
-        runner.create("again", parse_players("random*3,heuristic*5"), rounds=2, seed="x")
+        runner.create(
+            "again", parse_players("random*3,heuristic*5"), rounds=2, rules=SHORT, seed="x"
+        )
         assert runner.run("again").results != finals[0][1]
 
 
