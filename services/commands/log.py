@@ -2,6 +2,7 @@
 
   king log checkpoint                     extend the tree, print the signed checkpoint
   king log key                            print the verifier key
+  king log new-key --out FILE             a signer key for KING_LOG_KEY_FILE (one per database)
   king log verify --checkpoint F --key K  does the stored log extend a saved checkpoint?
   king log watch URL --key K              a witness: poll a service's checkpoints, refuse a fork
 
@@ -12,6 +13,7 @@ watch says FORK), 2 for a usage problem.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -36,6 +38,23 @@ def register(sub: Any) -> None:
     checkpoint.set_defaults(handler=cmd_checkpoint)
     key = cmds.add_parser("key", help="print the log's verifier key")
     key.set_defaults(handler=cmd_key)
+    new_key = cmds.add_parser(
+        "new-key",
+        help="make a signer key for KING_LOG_KEY_FILE (every process of a database shares one)",
+    )
+    new_key.add_argument(
+        "--out", required=True, metavar="FILE", help="where to write it (mode 600; never replaced)"
+    )
+    new_key.add_argument(
+        "--origin", default=None, help="the log's origin and key name (default: KING_LOG_ORIGIN)"
+    )
+    new_key.add_argument(
+        "--keep-existing",
+        action="store_true",
+        help="if FILE holds a key already, keep it and print its verifier key (a one-shot "
+        "set-up step that may run again)",
+    )
+    new_key.set_defaults(handler=cmd_new_key)
     verify = cmds.add_parser("verify", help="prove the stored log extends a saved checkpoint")
     verify.add_argument("--checkpoint", required=True, metavar="FILE", help="a signed checkpoint")
     verify.add_argument("--key", required=True, action="append", metavar="FILE", help=KEY_HELP)
@@ -103,6 +122,37 @@ def cmd_key(args: argparse.Namespace) -> int:
     from services.tlog.keys import load_signer
 
     print(load_signer(_settings(None)).verifier)
+    return 0
+
+
+def cmd_new_key(args: argparse.Namespace) -> int:
+    """Write a new signer key to a file of its own, and print its verifier key: the file is
+    the secret every process is given (KING_LOG_KEY_FILE), the verifier key is for the world."""
+    from services.tlog.notes import NoteError, Signer, check_name
+
+    origin = args.origin or _settings(None).log_origin
+    if args.keep_existing and os.path.exists(args.out):
+        try:
+            kept = Signer.parse(_read(args.out, "key"))
+        except NoteError as exc:
+            raise UserError(f"{args.out} is not a signer key: {exc}") from None
+        if kept.name != origin:
+            raise UserError(f"{args.out} is the key of {kept.name!r}, not of {origin!r}")
+        print(kept.verifier)
+        return 0
+    try:
+        signer = Signer.generate(check_name(origin))
+    except NoteError as exc:
+        raise UserError(f"--origin: {exc}") from None
+    try:
+        fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise UserError(f"{args.out} exists already: a key is never replaced") from None
+    except OSError as exc:
+        raise UserError(f"cannot write {args.out}: {exc}") from None
+    with os.fdopen(fd, "w") as out:
+        out.write(signer.encode() + "\n")
+    print(signer.verifier)
     return 0
 
 

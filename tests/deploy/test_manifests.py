@@ -885,3 +885,27 @@ def test_build_context_keeps_sources_and_drops_secrets() -> None:
     assert [p for p in needed if ignored(p)] == []
     for path in (".venv/bin/python", "tests/conftest.py", "var/king.db", "deploy/king.env"):
         assert ignored(path), path
+
+
+@pytest.mark.parametrize("process", serve_processes(), ids=lambda p: p.where)
+def test_every_replica_signs_with_one_shared_log_key(process: Process) -> None:
+    """A replica left to generate its own key (into a pod's or container's own data directory)
+    would sign checkpoints with a key no verifier knows, a new one at every restart."""
+    path = process.env.get("KING_LOG_KEY_FILE", "")
+    assert path and not path.startswith(process.env["KING_DATA_DIR"]), process.where
+    folder = str(Path(path).parent)
+    if process.where.startswith("compose:"):
+        mounts = dict(m.split(":")[:2][::-1] for m in process.spec.get("volumes", []))
+        volume = mounts.get(folder)
+        assert volume in (compose().get("volumes") or {}), f"{folder}: not a named volume"
+        maker = service("log-key")
+        assert f"{volume}:{maker['command'][3].rsplit('/', 1)[0]}" in maker["volumes"]
+        parse(tuple(maker["command"]))
+        assert Path(maker["command"][3]).name == Path(path).name
+    else:
+        (deployment,) = [w for w in k8s_all("Deployment") if process.where.split("/")[1] in str(w)]
+        spec = pod_spec(deployment)
+        (mount,) = [m for m in process.spec["volumeMounts"] if m["mountPath"] == folder]
+        assert mount.get("readOnly") is True
+        (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
+        assert "secret" in volume, "the key comes from a Secret, the same for every replica"

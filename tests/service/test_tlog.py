@@ -532,3 +532,31 @@ def test_verify_without_the_stored_tree_re_derives_the_checkpoint(
     run_sql(db, ("UPDATE events SET recorded_at = '2020-01-01 00:00:00' WHERE position = 5", {}))
     assert main(args) == 1
     assert capsys.readouterr().out.startswith("FAIL: the first")
+
+
+def test_king_log_new_key_makes_the_one_key_every_process_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "log-signer.key"
+    capsys.readouterr()
+    assert main(["log", "new-key", "--out", str(key), "--origin", "king.example/log"]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
+    assert printed.startswith("king.example/log+") and "PRIVATE" not in printed
+    # Given as KING_LOG_KEY_FILE, it is the key the log signs with: the same verifier key.
+    monkeypatch.setenv("KING_LOG_KEY_FILE", str(key))
+    monkeypatch.setenv("KING_LOG_ORIGIN", "king.example/log")
+    monkeypatch.setenv("KING_DATA_DIR", str(tmp_path / "data"))
+    assert main(["log", "key"]) == 0
+    assert capsys.readouterr().out.strip() == printed
+    # A key is never replaced, and a bad origin is refused before anything is written.
+    before = key.read_bytes()
+    assert main(["log", "new-key", "--out", str(key)]) == 2
+    assert "exists already" in capsys.readouterr().err and key.read_bytes() == before
+    assert main(["log", "new-key", "--out", str(tmp_path / "k2"), "--origin", "a b"]) == 2
+    assert not (tmp_path / "k2").exists()
+    # As a set-up step that may run again: the key there is kept, and its verifier printed.
+    assert main(["log", "new-key", "--out", str(key), "--keep-existing"]) == 0
+    assert capsys.readouterr().out.strip() == printed and key.read_bytes() == before
+    assert main(["log", "new-key", "--out", str(key), "--keep-existing", "--origin", "x/y"]) == 2
+    assert "not of 'x/y'" in capsys.readouterr().err
