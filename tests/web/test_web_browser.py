@@ -138,14 +138,28 @@ def test_live_game_page_follows_the_stream(server: LiveServer, page: Any) -> Non
             if i == 3:
                 shot(page, "live-following")
         # No hand of the live deal in the page, ever (the seats show how many cards are left).
+        # A deal that ended (a rifki deal can end within these six turns) is public, hands
+        # and all, and its cards are the same 52 names: what must not show is the live deal's.
         html = page.content()
+        data = json.loads(page.evaluate("document.getElementById('replay-data').textContent"))
         state = services_of(server.app).repo.load("live")
         from domain.cards import card_name, cards_of
 
         played = {card_name(c) for t in state.tricks for c in t.cards}
         played |= {card_name(c) for c in state.trick_cards}
         hidden = {card_name(c) for h in state.hands for c in cards_of(h)} - played
-        assert not [c for c in hidden if f'data-card="{c}"' in html or f'"{c}"' in html]
+        assert hidden
+        (live,) = [d for d in data["deals"] if d["live"]]
+        ended = len(data["deals"]) - 1
+        now = json.dumps([live, data["record"]["deals"][ended:]])
+        page_itself = re.sub(
+            r'<script type="application/json" id="replay-data">.*?</script>', "", html, flags=re.S
+        )
+        assert page_itself != html  # the replay's data, checked above, is out of the rest
+        assert not [c for c in hidden if f'"{c}"' in now]
+        assert not [
+            c for c in hidden if f'data-card="{c}"' in page_itself or f'"{c}"' in page_itself
+        ]
     assert not page.js_errors, page.js_errors
 
 
