@@ -311,8 +311,23 @@ _DECODERS: dict[str, tuple[type[Any], tuple[tuple[str, Callable[[Any], Any]], ..
 }
 
 
+def _card_played(payload: dict[str, Any]) -> CardPlayed:
+    return CardPlayed(_int(payload["deal"]), _int(payload["seat"]), parse_card(payload["card"]))
+
+
+# Three events in four of a stream are card_played: its fields read directly, not through the
+# generic per-field loop (a third of its cost). Same reading, same fallback on any error.
+_FAST_DECODERS: dict[str, Callable[[dict[str, Any]], Event]] = {"card_played": _card_played}
+
+
 def from_payload(type_: str, payload: object) -> Event:
     """The event of a type from its dict form; MalformedEvent for anything else."""
+    fast = _FAST_DECODERS.get(type_)
+    if fast is not None and type(payload) is dict:
+        try:
+            return fast(payload)
+        except Exception:  # the generic reading below names what is wrong
+            pass
     known = _DECODERS.get(type_)
     if known is None:
         raise MalformedEvent(f"unknown event type {type_!r}")

@@ -693,6 +693,11 @@ def _apply_card(state: GameState, event: CardPlayed, v: int) -> GameState:
         and _playable(state, event.seat, card)
     ):
         _refuse_card(state, event)
+    return _fold_card(state, card, v)
+
+
+def _fold_card(state: GameState, card: int, v: int) -> GameState:
+    """The state after a card known to be playable (`_apply_card` or `decide` has checked)."""
     assert state.deal is not None
     return _evolve(
         state,
@@ -780,4 +785,10 @@ def run(state: GameState, command: Command) -> tuple[GameState, list[Event] | Vi
     decided = decide(state, command)
     if isinstance(decided, Violation):
         return state, decided
+    if isinstance(command, Play):
+        # decide has just asked `_playable` of this card in this state: its card_played is
+        # folded without asking again; the trick and deal results that follow are checked.
+        card = decided[0]
+        assert isinstance(card, CardPlayed)
+        return replay(decided[1:], _fold_card(state, card.card, state.version + 1)), decided
     return replay(decided, state), decided

@@ -87,7 +87,11 @@ _REDEAL_ACTION = Action("redeal")
 
 def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
     """Every action `seat` may take now (empty when it is not that seat's turn)."""
-    if state.to_move != seat:
+    return _legal_actions(state, seat, state.to_move)
+
+
+def _legal_actions(state: GameState, seat: int, to_move: int | None) -> tuple[Action, ...]:
+    if to_move != seat:
         return ()
     if state.phase is Phase.DECLARING:
         actions = [_DECLARE_ACTIONS[c] for c in legal_contracts(state)]
@@ -237,43 +241,69 @@ def summary_dict(d: CompletedDeal | RedealtHands) -> dict[str, Any]:
     }
 
 
+# The tricks of a deal as a view shows them, for the last `state.tricks` seen: the same tuple
+# serves the four cards of a trick (and every view of them), so each is converted once, not
+# once per view. A one-entry memo of immutable values: the result never depends on it.
+_shown_tricks: tuple[tuple[Any, ...], tuple[PlayedTrick, ...]] = ((), ())
+
+
+def _played_tricks(tricks: tuple[Any, ...]) -> tuple[PlayedTrick, ...]:
+    global _shown_tricks
+    source, shown = _shown_tricks
+    if source is not tricks:
+        shown = tuple([PlayedTrick(t.leader, t.cards, t.winner) for t in tricks])
+        _shown_tricks = (tricks, shown)
+    return shown
+
+
+_NO_SCORES = (0, 0, 0, 0)
+# A view is made for every action a seat is asked for: tuple.__new__ with the values in
+# SeatView's field order skips the generated keyword __new__ (half the cost of a view).
+_new_view = tuple.__new__
+
+
 def seat_view(state: GameState, seat: int) -> SeatView:
     """What `seat` may see now; seat -1 is a spectator (no hand, no legal actions)."""
     st = state.deal
-    tricks = tuple([PlayedTrick(t.leader, t.cards, t.winner) for t in state.tricks])
-    if state.trick_cards and len(state.trick_cards) < 4 and st is not None:
+    tricks = _played_tricks(state.tricks)
+    if st is not None and 0 < len(state.trick_cards) < 4:
         tricks += (PlayedTrick(st.leader, state.trick_cards, None),)
     hand = 0
-    if 0 <= seat < 4 and state.phase in (Phase.DECLARING, Phase.PLAYING):
+    phase = state.phase
+    if 0 <= seat < 4 and (phase is Phase.DECLARING or phase is Phase.PLAYING):
         hand = st.hands[seat] if st is not None else state.hands[seat]
     result = state.result
-    return SeatView(
-        game_id=state.game_id,
-        seat=seat,
-        players=tuple([occ[-1] for occ in state.occupants]) or state.players,
-        rules=state.rules,
-        phase=state.phase,
-        deal_no=_shown_deal(state),
-        attempt=state.attempt,
-        declarer=state.declarer,
-        hand=hand,
-        contract=st.contract if st is not None else None,
-        tricks=tricks,
-        tricks_won=st.tricks_won if st is not None else (0, 0, 0, 0),
-        deal_scores=deal_scores(st) if st is not None else (0, 0, 0, 0),
-        totals=state.totals,
-        trump_left=state.trump_left,
-        penalty_left=state.penalty_left,
-        uses=state.uses,
-        history=state.completed,
-        to_move=state.to_move,
-        legal=legal_actions(state, seat) if seat >= 0 else (),
-        strikes=state.strikes,
-        winners=result.winners if result else None,
-        ladder_points=result.ladder_points if result else None,
-        king=state.king,
-        commitment=state.commitment,
-        seed=state.seed,
+    to_move = state.to_move
+    return _new_view(
+        SeatView,
+        (
+            state.game_id,
+            seat,
+            tuple([occ[-1] for occ in state.occupants]) or state.players,  # players
+            state.rules,
+            phase,
+            _shown_deal(state),  # deal_no
+            state.attempt,
+            state.declarer,
+            hand,
+            st.contract if st is not None else None,
+            tricks,
+            st.tricks_won if st is not None else _NO_SCORES,
+            deal_scores(st) if st is not None else _NO_SCORES,
+            state.totals,
+            state.trump_left,
+            state.penalty_left,
+            state.uses,
+            state.completed,  # history
+            to_move,
+            _legal_actions(state, seat, to_move) if seat >= 0 else (),
+            state.strikes,
+            result.winners if result else None,
+            result.ladder_points if result else None,
+            state.king,
+            state.commitment,
+            state.seed,
+        ),
     )
 
 

@@ -83,6 +83,18 @@ def decode_rows(rows: Sequence[Any], upcasters: UpcasterRegistry | None) -> list
     return out
 
 
+def decode_payloads(
+    rows: Sequence[Any], upcasters: UpcasterRegistry | None
+) -> list[tuple[int, str, Any]]:
+    """Rows as (version, type, payload), each payload parsed and upcast as `decode_rows`
+    does, nothing else decoded."""
+    loads = orjson.loads
+    if not upcasters:
+        return [(row[2], row[4], loads(row[6])) for row in rows]
+    upcast = upcasters.upcast
+    return [(row[2], row[4], upcast(row[4], row[5], loads(row[6]))[1]) for row in rows]
+
+
 # The order decode_rows sets them in; a field added to RecordedEvent must be added there too.
 _FIELDS = (
     "position",

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from eventstore.appending import HeadCache, Link, chain_rows, link_items, recorded
 from eventstore.backends import Engines, StoreSettings, create_engines
 from eventstore.canonical import GENESIS_HASH, canonical_json, check_metadata_size
-from eventstore.decoding import as_utc, decode_rows
+from eventstore.decoding import as_utc, decode_payloads, decode_rows
 from eventstore.errors import (
     ChainBrokenError,
     ConflictError,
@@ -861,6 +861,19 @@ class EventStore:
         does), from one read of the rows in one snapshot: what an audit needs, at half the
         reading. The events are returned whatever the verdict. Unknown stream:
         `StreamNotFound`."""
+        verdict, rows = self._verified_rows(stream_id)
+        return verdict, decode_rows(rows, self.upcasters if upcast else None)
+
+    def read_verified_payloads(
+        self, stream_id: str
+    ) -> tuple[VerifyResult, list[tuple[int, str, Any]]]:
+        """`read_verified` for a reader of the events' bodies only (the replay audit): each
+        event as (version, type, upcast payload), without the metadata, moments and hashes
+        a `RecordedEvent` carries (the chain has checked those)."""
+        verdict, rows = self._verified_rows(stream_id)
+        return verdict, decode_payloads(rows, self.upcasters)
+
+    def _verified_rows(self, stream_id: str) -> tuple[VerifyResult, list[Any]]:
         sid = check_stream_id(stream_id)
         st = self._sql
         params: dict[str, Any] = {"sid": sid, "lo": 1, "lim": None if self._pg else -1, "off": 0}
@@ -873,8 +886,7 @@ class EventStore:
             raise StreamNotFound(sid)
         checker = ChainChecker(sid)
         checker.feed(rows)
-        verdict = checker.finish(*(head if head is not None else (None, None)))
-        return verdict, decode_rows(rows, self.upcasters if upcast else None)
+        return checker.finish(*(head if head is not None else (None, None))), rows
 
     def _verify_stream(self, cur: Any, sid: str, batch_size: int) -> VerifyResult | None:
         """Verify one stream inside the caller's snapshot; None when it has no row nor event."""

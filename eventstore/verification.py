@@ -54,6 +54,9 @@ class ChainChecker:
         sid_json = dumps(self.stream_id).decode()
         type_json: dict[str, str] = {}
         expected, prev, prev_pos = self.expected_version, self.prev_hash, self.prev_position
+        # The previous hash as bytes, carried from one row's digest to the next (not parsed
+        # back from its hex each row).
+        head = _GENESIS_BYTES if prev == GENESIS_HASH else fromhex(prev)
         for row in rows:
             position, _sid, version, eid, typ, sv, payload, meta, _at, link, digest = row
             if version != expected:
@@ -83,11 +86,11 @@ class ChainChecker:
                 f'"schema_version":{sv},"stream_id":{sid_json},"type":{typ_json},'
                 f'"version":{version}}}'
             ).encode()
-            head = _GENESIS_BYTES if prev == GENESIS_HASH else fromhex(prev)
-            if sha256(head + document).hexdigest() != digest:
+            hashed = sha256(head + document)
+            if hashed.hexdigest() != digest:
                 self._advance(expected, prev, prev_pos)
                 return self._fail(position, version, "hash does not match the event's content")
-            prev, prev_pos = digest, position
+            prev, prev_pos, head = digest, position, hashed.digest()
             expected += 1
         self._advance(expected, prev, prev_pos)
         return True

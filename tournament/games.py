@@ -216,12 +216,12 @@ class GameRepository:
     def audit(self, game_id: str) -> GameAudit:
         """Check the game's hash chain, then re-run it through the core (domain.audit)."""
         try:
-            chain, recorded = self.store.read_verified(stream_id(game_id))
+            chain, recorded = self.store.read_verified_payloads(stream_id(game_id))
         except StreamNotFound:
             raise GameNotFound(f"no game {game_id!r}") from None
         if not recorded:
             raise GameNotFound(f"no game {game_id!r}")
-        report = audit_events(game_id, ((r.version, r.type, r.payload) for r in recorded))
+        report = audit_events(game_id, recorded)
         return GameAudit(game_id, chain, report)
 
     def game_ids(self) -> list[str]:

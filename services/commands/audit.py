@@ -13,9 +13,11 @@ shows on standard error when it is a terminal (--progress / --no-progress to cho
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -94,7 +96,8 @@ def audit_one(repo: Any, game_id: str, known: bool = False) -> dict[str, Any]:
     if not known and not repo.exists(game_id):
         raise GameNotFound(f"no game {game_id!r}")
     try:
-        return dict(repo.audit(game_id).to_dict())
+        with _collector_paused():
+            return dict(repo.audit(game_id).to_dict())
     except GameNotFound:
         if not known:
             raise
@@ -105,6 +108,20 @@ def audit_one(repo: Any, game_id: str, known: bool = False) -> dict[str, Any]:
             "ok": False,
             "error": f"{type(exc).__name__}: {str(exc)[:300]}",
         }
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """One game's audit makes about a hundred thousand short-lived values (states, events,
+    rows), none in a cycle: reference counting frees them, and the cyclic collector's passes
+    over them are only cost (about 5% of an audit, measured). It runs again between games."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def describe(result: dict[str, Any]) -> str:

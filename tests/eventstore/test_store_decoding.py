@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eventstore.decoding import decode_rows
+from eventstore.decoding import decode_payloads, decode_rows
 from eventstore.errors import UpcastError
 from eventstore.records import RecordedEvent
 from eventstore.upcasting import UpcasterRegistry
@@ -67,6 +67,33 @@ rows_strategy = st.lists(
     ),
     max_size=8,
 )
+
+
+def rows_of(spec: list[tuple]) -> list[tuple]:
+    rows: list[tuple] = []
+    for i, (typ, sv, payload, meta, at, same) in enumerate(spec):
+        if same and rows:
+            at = rows[-1][8]
+        body = orjson.dumps(payload).decode()
+        rows.append((i + 1, "s-1", i + 1, f"e{i}", typ, sv, body, meta, at, f"p{i}", f"h{i}"))
+    return rows
+
+
+@given(spec=rows_strategy, upcast=st.booleans())
+def test_decode_payloads_are_the_decoded_events_bodies(spec: list[tuple], upcast: bool) -> None:
+    """What the replay audit reads (version, type, upcast payload) is what decode_rows gives."""
+    rows = rows_of(spec)
+    upcasters = registry() if upcast else None
+    want = [(e.version, e.type, e.payload) for e in reference(rows, upcasters)]
+    assert decode_payloads(rows, upcasters) == want
+
+
+def test_decode_payloads_fails_like_decode_rows_on_a_missing_upcaster_step() -> None:
+    reg = UpcasterRegistry()
+    reg.register("T", 2, lambda p: p)
+    row = (1, "s-1", 1, "e", "T", 1, "{}", "{}", "2026-01-01 10:00:00", "p", "h")
+    with pytest.raises(UpcastError, match="no upcaster from v1"):
+        decode_payloads([row], reg)
 
 
 @given(spec=rows_strategy, upcast=st.booleans())

@@ -57,6 +57,10 @@ def test_verify_names_the_first_bad_event(
     assert not result.ok
     assert result.version == version
     assert result.reason is not None and reason in result.reason
+    # The audit's one read gives the same verdict (and the events whatever the verdict).
+    verdict, bodies = store.read_verified_payloads("game-1")
+    assert verdict == result
+    assert bodies == [(e.version, e.type, e.payload) for e in store.read_stream("game-1")]
     assert store.verify("game-2").ok
     report = store.verify_all()
     assert not report.ok
@@ -118,3 +122,10 @@ def test_swapping_positions_across_streams_is_not_caught_a_documented_limit(
     assert feed[5:] == [("game-2", 1), ("game-1", 6)]  # the feed order did change
     assert store.verify("game-1").ok and store.verify("game-2").ok
     assert store.verify_all().ok
+
+
+def test_read_verified_payloads_of_an_intact_stream(store: EventStore) -> None:
+    _fill(store)
+    verdict, bodies = store.read_verified_payloads("game-1")
+    assert verdict.ok and verdict.events_checked == 6
+    assert bodies == [(v, "Played", {"n": v}) for v in range(1, 7)]
