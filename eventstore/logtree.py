@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import and_, or_, select, text, tuple_, update
+from sqlalchemy import and_, func, or_, select, text, tuple_, update
 
 from eventstore.decoding import EVENT_COLUMNS, _utc_from_text, as_utc
 from eventstore.errors import EventStoreError
@@ -117,15 +117,32 @@ class LogTree:
 
     def integrate(self, up_to: int | None = None, *, limit: int | None = None) -> int:
         """Extend the tree over the committed events (to position `up_to` at most, and by
-        `limit` events at most); the new size. Safe to call from any number of processes."""
+        `limit` events at most); the new size. Safe to call from any number of processes.
+
+        A tree already at the log's head (or at `up_to`) costs one read and no write
+        transaction: the background integrator and the public checkpoint call this often, and
+        a write transaction would take the row lock (PostgreSQL) or the append lock (SQLite)."""
+        size, head = self._size_and_head()
+        if size >= (head if up_to is None else min(head, up_to)):
+            return size
         if limit is not None:
-            bound = self.size() + limit
+            bound = size + limit
             up_to = bound if up_to is None else min(up_to, bound)
         keys = KeyCache(self._leaf_keys)
         while True:
             size, more = self._extend(keys, up_to)
             if not more:
                 return size
+
+    def _size_and_head(self) -> tuple[int, int]:
+        """The tree's size and the last committed position, read together."""
+        query = select(
+            select(LOG_SIZE.c.size).where(LOG_SIZE.c.id == 1).scalar_subquery(),
+            select(func.coalesce(func.max(EVENTS.c.position), 0)).scalar_subquery(),
+        )
+        with self._read_lock, self._engines.read.connect() as conn:
+            size, head = conn.execute(query).one()
+        return int(size), int(head)
 
     def _extend(self, keys: KeyCache, up_to: int | None) -> tuple[int, bool]:
         query = select(LOG_SIZE.c.size).where(LOG_SIZE.c.id == 1)

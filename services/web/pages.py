@@ -16,6 +16,7 @@ from litestar.response import Template
 from domain.game import GameState, Phase
 from services.caching import cached_json, settled
 from services.controllers.deps import ServicesDep
+from services.observability import error_fields, get_logger
 from services.web.data import replay_payload
 from services.web.i18n import (
     COOKIE,
@@ -26,6 +27,8 @@ from services.web.i18n import (
 )
 from services.web.tables import describe, index_statuses, live_line, results_of
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
+
+log = get_logger("king.web")
 
 try:  # the tournament code may be absent in a trimmed build: its pages then skip
     from tournament.planning import current_standings
@@ -155,21 +158,22 @@ def _audit(services: Any, game_id: str) -> dict[str, object]:
 def _log_entry(services: Any, game_id: str) -> dict[str, object] | None:
     """Which signed checkpoint includes the finished game: its origin, size and root, the
     game's positions, and where its last event's inclusion proof is (None if unavailable)."""
-    log = services.tlog
+    tlog = services.tlog
     store = services.store
     sid = stream_id(game_id)
     try:
         info = store.stream_info(sid)
-        if log is None or info is None:
+        if tlog is None or info is None:
             return None
         first = store.read_stream(sid, to_version=1, upcast=False)[0].position
         last = store.read_stream(sid, from_version=info.version, upcast=False)[0].position
-        note, checkpoint = log.recent()
+        note, checkpoint = tlog.recent()
         if checkpoint.size < last:
-            note, checkpoint = log.recent(max_age=0)
+            note, checkpoint = tlog.recent(max_age=0)
         if checkpoint.size < last:
             return None  # the tree is catching up: the next view will say
-    except Exception:  # the page shows the game without it; the log's own endpoints say why
+    except Exception as exc:  # the page shows the game without it; the operator sees why
+        log.warning("log_entry_unavailable", game_id=game_id, **error_fields(exc))
         return None
     return {
         "origin": checkpoint.origin,

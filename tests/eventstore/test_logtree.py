@@ -114,6 +114,31 @@ def test_roots_and_proofs_at_every_size_match_rfc_9162(
     )
 
 
+# In memory SQLite has one connection, whose every transaction is a write one: not this question.
+@pytest.mark.parametrize("backend", ["sqlite-file", "postgres"], indirect=True)
+def test_a_tree_at_the_head_integrates_without_locking_or_writing(store: EventStore) -> None:
+    fill(store, 4)
+    tree = LogTree(store)
+    assert tree.integrate() == 4
+    writes: list[str] = []
+    locking = ("BEGIN IMMEDIATE", "FOR UPDATE", "INSERT", "UPDATE log_size")
+
+    def count(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if any(word in statement for word in locking):
+            writes.append(statement)
+
+    sa.event.listen(store.engines.write, "before_cursor_execute", count)
+    try:
+        assert tree.integrate() == 4
+        assert tree.integrate(up_to=2) == 4
+        assert writes == []
+        fill(store, 1, start=4)
+        assert tree.integrate() == 5
+        assert writes  # behind the head again: the write path ran
+    finally:
+        sa.event.remove(store.engines.write, "before_cursor_execute", count)
+
+
 def test_proofs_beyond_the_tree_are_refused_and_a_gap_is_named(store: EventStore) -> None:
     fill(store, 5)
     tree = LogTree(store)
