@@ -20,6 +20,7 @@ pytestmark = [
 ]
 
 LONG = 600_000
+FENCED_TTL_MS = 3_000
 
 
 @pytest.fixture
@@ -200,14 +201,14 @@ def test_a_takeover_waits_for_a_fenced_append_in_flight(pg: EventStore) -> None:
     The append is held inside its own transaction, after the fence check, by another
     session's uncommitted row for the same new stream: the append's stream-row insert waits
     for it (whichever write path the append takes, one statement or several)."""
-    lease = pg.acquire_lease("game-1", "a", 300)
-    assert lease is not None
     schema = pg.engines.settings.pg_schema
     holder_engine = sa.create_engine(pg.engines.write.url)
     probe = sa.create_engine(pg.engines.write.url)
     results: dict[str, Any] = {}
+    lease: Lease | None = None
 
     def appender() -> None:
+        assert lease is not None
         results["append"] = pg.append("game-1", [NewEvent("T", {"n": 1})], NO_STREAM, fence=lease)
 
     def taker() -> None:
@@ -224,6 +225,10 @@ def test_a_takeover_waits_for_a_fenced_append_in_flight(pg: EventStore) -> None:
                     "created_at, updated_at) VALUES ('game-1', 'game', 0, '', '{}', now(), now())"
                 )
             )
+            # Taken just before the append starts, and long enough that the append reaches its
+            # fence check before the lease lapses even on a loaded machine (300 ms did not).
+            lease = pg.acquire_lease("game-1", "a", FENCED_TTL_MS)
+            assert lease is not None
             app.start()
             try:
                 waiting = _wait_blocked_by(conn, holder_pid)
