@@ -28,7 +28,8 @@ import sqlalchemy as sa
 from services.botkit import PullBot, PushBotServer, strategy_decider
 from tests.processes import HEADERS, Serve, audit_all, serve_env, wait_for
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+# alone: the takeover bound is measured, so no other suite may share the cores meanwhile.
+pytestmark = [pytest.mark.slow, pytest.mark.alone, pytest.mark.postgres]
 
 LEASE_SECONDS = 3.0
 TICK_SECONDS = LEASE_SECONDS / 6
