@@ -143,11 +143,15 @@ def test_a_driver_error_is_logged_by_type_and_code_never_by_its_message() -> Non
     driver = GameDriver(_FailingGames(), None, Metrics(), 0.01)  # type: ignore[arg-type]
     with capture_logs() as logged:
         asyncio.run(driver._run("g-1"))
-    errors = [e for e in logged if e["event"] == "driver_error"]
+    errors = [e for e in logged if e["event"] == "driver_error" and e["log_level"] == "error"]
     assert [(e["error"], e.get("code")) for e in errors] == [
         ("InconsistentEvent", None),
         ("IllegalAction", "card_not_in_hand"),
     ]
+    # Each with its stack trace at debug: frames only, no message, no source line.
+    traces = [e for e in logged if e["event"] == "driver_error" and e["log_level"] == "debug"]
+    assert [e["error"] for e in traces] == ["InconsistentEvent", "IllegalAction"]
+    assert all(any("in load_fresh" in f for f in e["trace"]) for e in traces)
     assert scan("\n".join(json.dumps(e) for e in logged), "") == []
     assert logged[-1]["event"] == "driver_skipped"
 
