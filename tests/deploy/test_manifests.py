@@ -839,6 +839,9 @@ def test_exposed_port_is_the_manifests_port() -> None:
     assert k8s_ports == compose_ports == exposed
 
 
+OUT_OF_IMAGE = {"bench"}
+
+
 def dockerignore_patterns() -> list[str]:
     lines = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
@@ -871,8 +874,11 @@ def test_build_context_keeps_sources_and_drops_secrets() -> None:
     copies = [ins.value.split()[:-1] for ins in dockerfile() if ins.keyword == "COPY"]
     sources = [src for args in copies if not args[0].startswith("--") for src in args]
     setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    included = {p.rstrip("*") for p in setup["packages"]["find"]["include"]}
+    included = {p.rstrip("*") for p in setup["packages"]["find"]["include"]} - OUT_OF_IMAGE
     assert included <= set(sources), "a package pyproject.toml installs is not copied"
+    # The benchmarks are no part of the service: neither copied nor in the context.
+    assert not OUT_OF_IMAGE & set(sources)
+    assert all(ignored(f"{package}/cli.py") for package in OUT_OF_IMAGE)
     # What the wheel carries: the modules and the package data (templates, migrations...).
     kept = ["*.py", *setup["package-data"]["*"]]
     needed = [
@@ -909,3 +915,111 @@ def test_every_replica_signs_with_one_shared_log_key(process: Process) -> None:
         assert mount.get("readOnly") is True
         (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
         assert "secret" in volume, "the key comes from a Secret, the same for every replica"
+
+
+# ---------------------------------------------------------------- lock files and base image
+
+REQUIREMENTS = ROOT / "requirements"
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+) \\$")
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def locked(name: str) -> dict[str, tuple[str, int]]:
+    """A lock file's pins: {name: (version, number of hashes)}."""
+    pins: dict[str, tuple[str, int]] = {}
+    current = ""
+    for line in (REQUIREMENTS / name).read_text().splitlines():
+        found = PIN.match(line)
+        if found:
+            current = canonical(found[1])
+            assert current not in pins, f"{name}: {current} pinned twice"
+            pins[current] = (found[2], 0)
+        elif line.strip().startswith("--hash=sha256:") and current:
+            version, hashes = pins[current]
+            pins[current] = (version, hashes + 1)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            assert line.startswith("    "), f"{name}: an unexpected line {line!r}"
+    return pins
+
+
+def declared(extra: str | None = None) -> dict[str, str]:
+    """pyproject.toml's requirements (the runtime ones, or an extra's): {name: specifier}."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lines = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    return {canonical(r.name): str(r.specifier) for r in map(Requirement, lines)}
+
+
+def test_lock_files_pin_every_declared_dependency_within_its_range_with_hashes() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    runtime, dev = locked("runtime.txt"), locked("dev.txt")
+    expected = {
+        "runtime.txt": declared(),
+        "dev.txt": {**declared(), **declared("dev"), **declared("bench")},
+    }
+    for name, pins in (("runtime.txt", runtime), ("dev.txt", dev)):
+        for dep, spec in expected[name].items():
+            assert dep in pins, f"{name} does not pin {dep}"
+            assert pins[dep][0] in SpecifierSet(spec), (name, dep, pins[dep][0], spec)
+        assert all(hashes for _version, hashes in pins.values()), name
+    # One set of runtime versions: dev.txt is compiled against runtime.txt's pins.
+    assert {d: v for d, (v, _h) in dev.items() if d in runtime} == {
+        d: v for d, (v, _h) in runtime.items()
+    }
+    # The image's lock holds no test or benchmark tool.
+    assert not {"pytest", "mypy", "ruff", "open-spiel", "eventsourcing"} & set(runtime)
+
+
+def test_lock_files_say_how_they_were_made() -> None:
+    script = (REQUIREMENTS / "refresh").read_text()
+    assert "--generate-hashes" in script and "--constraint requirements/runtime.txt" in script
+    assert os.access(REQUIREMENTS / "refresh", os.X_OK)
+    for name in ("runtime.txt", "dev.txt"):
+        head = (REQUIREMENTS / name).read_text()[:600]
+        assert "pip-compile" in head and "--generate-hashes" in head, name
+        assert "Python 3.11" in head, name
+
+
+def test_ci_installs_from_the_lock_then_the_project_alone() -> None:
+    run = (ROOT / ".ci" / "run").read_text()
+    installs = [line for line in run.splitlines() if "pip install" in line and "-r " in line]
+    assert installs and all("--require-hashes" in i for i in installs)
+    assert any("requirements/dev.txt" in i for i in installs)
+    assert re.search(r"pip install -q --no-deps -e \.$", run, re.MULTILINE)
+    assert "'.[dev,bench]'" not in run  # nothing resolved afresh in CI
+
+
+def test_image_installs_from_the_runtime_lock_then_the_project_alone() -> None:
+    runs = [ins.value for ins in dockerfile() if ins.keyword == "RUN"]
+    assert any("--require-hashes" in r and "-r requirements/runtime.txt" in r for r in runs)
+    installs = [part for r in runs for part in r.split("&&") if "pip install" in part]
+    for part in installs:
+        if "--upgrade pip" in part:
+            continue
+        assert "--no-deps" in part, part  # nothing outside the lock is resolved
+    copies = [ins.value for ins in dockerfile() if ins.keyword == "COPY"]
+    assert any(c.startswith("requirements/runtime.txt ") for c in copies)
+    assert not ignored("requirements/runtime.txt")
+
+
+def test_base_image_is_pinned_by_digest() -> None:
+    args = {
+        name: value
+        for ins in dockerfile()
+        if ins.keyword == "ARG" and "=" in ins.value
+        for name, value in [ins.value.split("=", 1)]
+    }
+    for ins in dockerfile():
+        if ins.keyword != "FROM":
+            continue
+        image = ins.value.split()[0]
+        if image.startswith("${") and image.endswith("}"):
+            image = args[image[2:-1]]
+        assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", image), image
+
