@@ -1023,3 +1023,150 @@ def test_base_image_is_pinned_by_digest() -> None:
             image = args[image[2:-1]]
         assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", image), image
 
+
+# ---------------------------------------------------------------- network, spread, overlay
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    match = selector.get("matchLabels", {})
+    assert set(selector) <= {"matchLabels"}, "only matchLabels are checked here"
+    return all(labels.get(k) == v for k, v in match.items())
+
+
+def test_every_workload_has_a_network_policy_for_ingress_and_egress() -> None:
+    policies = k8s_all("NetworkPolicy")
+    for workload in k8s_all(*WORKLOAD_KINDS):
+        labels = pod_labels(workload)
+        mine = [p for p in policies if selects(p["spec"]["podSelector"], labels)]
+        assert mine, f"no NetworkPolicy selects {workload['metadata']['name']}"
+        types = {t for p in mine for t in p["spec"]["policyTypes"]}
+        assert types == {"Ingress", "Egress"}, workload["metadata"]["name"]
+
+
+def egress_ports(policy: dict[str, Any]) -> set[tuple[str, int]]:
+    return {
+        (port.get("protocol", "TCP"), port["port"])
+        for rule in policy["spec"].get("egress", [])
+        for port in rule.get("ports", [])
+    }
+
+
+def test_network_policies_let_the_servers_work() -> None:
+    server = k8s_get("NetworkPolicy", SERVER)
+    deployment = k8s_get("Deployment", SERVER)
+    assert selects(server["spec"]["podSelector"], pod_labels(deployment))
+    (container,) = pod_spec(deployment)["containers"]
+    (port,) = container["ports"]
+    allowed_in = {p["port"] for rule in server["spec"]["ingress"] for p in rule["ports"]}
+    assert allowed_in == {port["containerPort"]}
+    sources = [s for rule in server["spec"]["ingress"] for s in rule["from"]]
+    assert sources and all("namespaceSelector" in s for s in sources)  # never from anywhere
+    # DNS, PostgreSQL, Redis (shared rate limits) and the push bots (HTTP, HTTPS).
+    assert {("UDP", 53), ("TCP", 53), ("TCP", 5432), ("TCP", 6379)} <= egress_ports(server)
+    assert {("TCP", 80), ("TCP", 443)} <= egress_ports(server)
+    anywhere = [
+        block
+        for rule in server["spec"]["egress"]
+        for peer in rule["to"]
+        if (block := peer.get("ipBlock", {})).get("cidr") == "0.0.0.0/0"
+    ]
+    for block in anywhere:  # the cloud metadata address stays out of reach
+        assert "169.254.0.0/16" in block.get("except", []), block
+    migrate = k8s_get("NetworkPolicy", "king-db-upgrade")
+    assert migrate["spec"]["ingress"] == []
+    assert egress_ports(migrate) == {("UDP", 53), ("TCP", 53), ("TCP", 5432)}
+
+
+def test_server_replicas_spread_over_zones_and_nodes() -> None:
+    deployment = k8s_get("Deployment", SERVER)
+    spread = pod_spec(deployment)["topologySpreadConstraints"]
+    keys = {c["topologyKey"] for c in spread}
+    assert keys == {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}
+    for constraint in spread:
+        assert selects(constraint["labelSelector"], pod_labels(deployment))
+        assert constraint["maxSkew"] >= 1
+        assert constraint["whenUnsatisfiable"] in {"DoNotSchedule", "ScheduleAnyway"}
+        # Each rollout's pods spread among themselves, not against the old ones going away.
+        assert constraint.get("matchLabelKeys") == ["pod-template-hash"]
+
+
+OVERLAY = DEPLOY / "k8s" / "overlays" / "example"
+
+
+@functools.cache
+def overlay() -> dict[str, Any]:
+    data = yaml.safe_load((OVERLAY / "kustomization.yaml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def overlay_get(kind: str) -> dict[str, Any]:
+    objects = [
+        d
+        for resource in overlay()["resources"]
+        if resource.endswith(".yaml")
+        for d in yaml.safe_load_all((OVERLAY / resource).read_text())
+        if d
+    ]
+    (found,) = [o for o in objects if o["kind"] == kind]
+    return found
+
+
+def test_overlay_builds_on_the_base_and_lists_its_files() -> None:
+    resources = overlay()["resources"]
+    assert "../../base" in resources
+    assert overlay()["namespace"] == kustomization()["namespace"]
+    on_disk = {p.name for p in OVERLAY.glob("*.yaml")} - {"kustomization.yaml"}
+    assert {r for r in resources if r.endswith(".yaml")} == on_disk
+
+
+def test_ingress_routes_the_public_paths_to_the_service_and_never_metrics() -> None:
+    ingress = overlay_get("Ingress")
+    svc = k8s_get("Service", SERVER)
+    port_names = {p["name"] for p in svc["spec"]["ports"]}
+    paths = [p for rule in ingress["spec"]["rules"] for p in rule["http"]["paths"]]
+    assert {p["path"] for p in paths} >= {"/", "/api"}
+    for path in paths:
+        backend = path["backend"]["service"]
+        assert backend["name"] == SERVER and backend["port"]["name"] in port_names
+    # Internal paths are not routed: /metrics (Prometheus scrapes pods) and /health (probes).
+    for internal in ("/metrics", *sorted(health_paths())):
+        for path in paths:
+            prefix = path["path"].rstrip("/")
+            reaches = (
+                internal == path["path"]
+                if path["pathType"] == "Exact"
+                else internal == prefix or internal.startswith(prefix + "/")
+            )
+            assert not reaches, (internal, path)
+    hosts = {h for t in ingress["spec"]["tls"] for h in t["hosts"]}
+    assert {r["host"] for r in ingress["spec"]["rules"]} <= hosts
+
+
+def test_service_monitor_scrapes_metrics_on_the_servers_service() -> None:
+    monitor = overlay_get("ServiceMonitor")
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    svc = k8s_get("Service", SERVER)
+    assert selects(monitor["spec"]["selector"], svc["metadata"]["labels"])
+    assert monitor["spec"]["namespaceSelector"]["matchNames"] == [kustomization()["namespace"]]
+    port_names = {p["name"] for p in svc["spec"]["ports"]}
+    for endpoint in monitor["spec"]["endpoints"]:
+        assert endpoint["port"] in port_names
+        assert endpoint["path"] == "/metrics" and "/metrics" in health_paths()
+        assert duration_seconds(endpoint["scrapeTimeout"]) < duration_seconds(endpoint["interval"])
+
+
+# ---------------------------------------------------------------- compose: shared rate limits
+
+
+def test_compose_servers_share_rate_limits_in_its_redis(settings_of: SettingsOf) -> None:
+    redis = service("redis")
+    assert redis.get("healthcheck", {}).get("test"), "redis has no health check"
+    for process in serve_processes():
+        if not process.where.startswith("compose:"):
+            continue
+        store = settings_of(process).rate_limit_store
+        url = make_url(store)
+        assert url.drivername == "redis" and url.host == "redis", store
+        name = process.where.split(":", 1)[1]
+        assert service(name)["depends_on"]["redis"]["condition"] == "service_healthy"
