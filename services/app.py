@@ -36,6 +36,7 @@ from services.controllers.records import RecordController
 from services.controllers.streams import StreamController
 from services.controllers.tournaments import LeaderboardController, TournamentController
 from services.database import open_store
+from services.http_observer import observe_http
 from services.observability import get_logger
 from services.openapi import operation_id, use_truthful_openapi
 from services.problems import EXCEPTION_HANDLERS
@@ -134,6 +135,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
     )
     use_truthful_openapi(app)
     fresh_options(app)
+    # Outermost: every request's id and figures, the 404s of unrouted paths included.
+    app.asgi_handler = observe_http(app.asgi_handler, services.metrics)  # type: ignore[arg-type,assignment]
     return app
 
 
@@ -147,9 +150,15 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=origins,
         allow_methods=["GET", "POST", "PUT", "DELETE"],
-        allow_headers=["authorization", "content-type", "last-event-id", "idempotency-key"],
+        allow_headers=[
+            "authorization",
+            "content-type",
+            "last-event-id",
+            "idempotency-key",
+            "x-request-id",
+        ],
         allow_credentials=False,
-        expose_headers=["Retry-After", "Server-Timing", "Idempotent-Replayed"],
+        expose_headers=["Retry-After", "Server-Timing", "Idempotent-Replayed", "X-Request-ID"],
         max_age=600,
     )
 

@@ -75,6 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("king: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader of standard output went away (`king db history | head`): stop quietly;
+        # the interpreter's flush at exit would complain again, so stdout goes nowhere now.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

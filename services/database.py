@@ -17,6 +17,8 @@ from eventstore import EventStore, SchemaError, StoreSettings
 from eventstore import migrate as store_migrate
 from eventstore.backends import create_engines
 from services.db import migrate as app_migrate
+from services.db import status as db_status
+from services.db.status import Status
 from services.errors import UserError
 from services.projections import projectors
 from services.settings import Settings
@@ -34,15 +36,18 @@ def _ensure_sqlite_dir(url: str) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
-def upgrade_all(settings: Settings) -> None:
-    """`king db upgrade`: the event store's migrations, then the service's."""
+def upgrade_all(settings: Settings) -> list[tuple[Status, Status]]:
+    """`king db upgrade`: the event store's migrations, then the service's. Each set's status
+    before and after, in that order."""
     url = settings.url
     _ensure_sqlite_dir(url)
     try:
-        store_migrate.upgrade(url, settings=store_settings(settings))
         engines = create_engines(url, store_settings(settings))
         try:
+            before = [db_status.status(part, engines.write) for part in db_status.PARTS]
+            store_migrate.upgrade_engines(engines)
             app_migrate.upgrade_engines(engines)
+            after = [db_status.status(part, engines.write) for part in db_status.PARTS]
         finally:
             engines.dispose()
         with EventStore.open(url, settings=store_settings(settings), create=False) as store:
@@ -50,6 +55,25 @@ def upgrade_all(settings: Settings) -> None:
                 projector.catch_up(raise_errors=True)
     except (SQLAlchemyError, OSError, ValueError) as exc:
         raise UserError(f"cannot upgrade the database: {_first_line(exc)}") from None
+    return list(zip(before, after, strict=True))
+
+
+def schema_report(settings: Settings, with_drift: bool = False) -> list[tuple[Status, list[str]]]:
+    """`king db current` and `king db check`: each migration set's status in the database and,
+    when asked, how its tables differ from the models."""
+    try:
+        engines = create_engines(settings.url, store_settings(settings))
+        try:
+            out = []
+            for part in db_status.PARTS:
+                found = db_status.status(part, engines.write)
+                drift = db_status.drift(part, engines.write) if with_drift else []
+                out.append((found, drift))
+            return out
+        finally:
+            engines.dispose()
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        raise UserError(f"cannot read the database: {_first_line(exc)}") from None
 
 
 def open_store(settings: Settings) -> EventStore:

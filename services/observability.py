@@ -8,18 +8,43 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import traceback
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import structlog
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+)
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError, StatementError
 
 from eventstore import StoreBusy, StoreUnavailable
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+# The players the decision histogram names one by one; any further player is `other`, so the
+# number of its series stays bounded however many players the service ever sees.
+PLAYER_LABELS = 50
+OTHER = "other"
+# The HTTP methods the request metrics name; any other is `other`.
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+# The id of the HTTP request being served (services/http_observer.py sets it), for the
+# problem bodies; log lines get it through structlog's context variables.
+REQUEST_ID: ContextVar[str | None] = ContextVar("king_request_id", default=None)
+
+
+def current_request_id() -> str | None:
+    return REQUEST_ID.get()
 
 
 def configure_logging(level: str = "info", json: bool = True) -> None:
@@ -73,15 +98,60 @@ _HANDLER_NAME = "king"
 
 def error_fields(exc: BaseException) -> dict[str, Any]:
     """What a log line may say of an error: its type; a rule violation's reason code; and the
-    message only of database and network errors. Other messages are left out, since one from
-    the rules engine (or an error wrapping it) can name the cards of a hidden hand."""
+    message only of the errors whose message cannot hold a card (`message_is_safe`). Other
+    messages are left out, since one from the rules engine (or an error wrapping it, or a bot's
+    reply quoted back) can name the cards of a hidden hand."""
     fields: dict[str, Any] = {"error": type(exc).__name__}
     code = getattr(getattr(exc, "violation", None), "code", None)
     if isinstance(code, str):
         fields["code"] = code
-    if isinstance(exc, SQLAlchemyError | OSError | StoreBusy | StoreUnavailable):
-        fields["detail"] = str(exc)[:200]
+    detail = safe_message(exc)
+    if detail is not None:
+        fields["detail"] = detail
     return fields
+
+
+def safe_message(exc: BaseException) -> str | None:
+    """The part of an exception's message a log line may carry (docs/OPERATIONS.md, "Logs"),
+    or None. Only database and network errors have one: their messages are written by the
+    database driver or the operating system about a connection, a lock or a statement, never
+    about a game's state. Even of those, only the first line, at most 200 characters:
+    SQLAlchemy puts the statement and its bound parameters (an event's payload: a dealt
+    hand) on the lines after it, and of a statement's error only the driver's own first line
+    is kept."""
+    if not isinstance(exc, SQLAlchemyError | OSError | StoreBusy | StoreUnavailable):
+        return None
+    source: BaseException = exc
+    orig = getattr(exc, "orig", None)
+    if isinstance(exc, StatementError) and isinstance(orig, BaseException):
+        source = orig
+    lines = str(source).strip().splitlines()
+    return (lines[0] if lines else type(source).__name__)[:200]
+
+
+def log_failure(logger: Any, event: str, exc: BaseException, **fields: Any) -> None:
+    """Log an error at `error` with its `error_fields` only, and its stack trace at `debug`
+    (a second line, the same event with `trace`): where it was raised, as `file:line in
+    function` frames, without the message and without the source lines, either of which can
+    quote a hidden hand."""
+    logger.error(event, **fields, **error_fields(exc))
+    logger.debug(event, **fields, error=type(exc).__name__, trace=stack_trace(exc))
+
+
+def stack_trace(exc: BaseException) -> list[str]:
+    """The frames an exception went through, innermost last, and of the exceptions it was
+    raised from or during (by type): no message, no source line, no local value."""
+    out: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if out:
+            out.append(f"-- while handling {type(current).__name__}")
+        for frame in traceback.extract_tb(current.__traceback__):
+            out.append(f"{frame.filename}:{frame.lineno} in {frame.name}")
+        current = current.__cause__ or current.__context__
+    return out
 
 
 def get_logger(name: str) -> Any:
@@ -94,13 +164,33 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        # The process's own figures (CPU, memory, open files, start time), the garbage
+        # collector's and the Python version, as prometheus-client's default registry has them.
+        ProcessCollector(registry=r)
+        GCCollector(registry=r)
+        PlatformCollector(registry=r)
+        self.http_requests = Counter(
+            "king_http_requests_total",
+            "HTTP requests answered, by method, route template and status",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.http_seconds = Histogram(
+            "king_http_request_duration_seconds",
+            "Time to the response's head (for streams: to open them), by method and route template",
+            ["method", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
         self.decision_seconds = Histogram(
             "king_decision_seconds",
-            "Time a seat took to decide, by controller kind and player",
+            f"Time a seat took to decide, by controller kind and player (the first "
+            f"{PLAYER_LABELS} players this process timed by name, the others as '{OTHER}')",
             ["kind", "player"],
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self.players = BoundedLabel(PLAYER_LABELS)
         self.action_seconds = Histogram(
             "king_action_seconds",
             "Service-side time to apply one action (load, decide, append)",
@@ -155,6 +245,30 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+
+    def observe_decision(self, kind: str, player: str, seconds: float) -> None:
+        """One decision's time, the player named by a bounded label."""
+        self.decision_seconds.labels(kind, self.players(player)).observe(seconds)
+
+
+class BoundedLabel:
+    """A label's values with a bound: the first `limit` values seen are kept as they are, any
+    further one becomes `other`. Series are never dropped once exported (a counter or a
+    histogram must not go back), so the first come keep their names."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.seen: set[str] = set()
+        self.lock = threading.Lock()
+
+    def __call__(self, value: str) -> str:
+        if value in self.seen:
+            return value
+        with self.lock:
+            if len(self.seen) < self.limit:
+                self.seen.add(value)
+                return value
+        return OTHER
 
 
 class StatementsCollector(Collector):

@@ -24,7 +24,7 @@ from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, Store
 from services.bots.urls import BadBotUrl
 from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
-from services.observability import get_logger
+from services.observability import current_request_id, get_logger
 from services.play.invitations import (
     InvitationClosed,
     InvitationNotFound,
@@ -128,6 +128,7 @@ def problem_body(
     """The problem of `kind` (by default the status's general kind), its `type` and `code`."""
     kind = kind or kind_of(status)
     extra.setdefault("code", kind.replace("-", "_"))
+    extra.setdefault("request_id", current_request_id())
     return Problem(type=type_uri(kind), title=title, status=status, detail=detail, **extra)
 
 
@@ -179,6 +180,7 @@ def _record(kind: str) -> Any:
             status=status,
             detail=str(exc) or title,
             code=exc.code,
+            request_id=current_request_id(),
             **extra,
         )
         return Response(

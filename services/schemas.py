@@ -224,6 +224,8 @@ class Problem(Struct, omit_defaults=True):
     message: str | None = None
     strike: StrikeOut | None = None
     errors: list[ValidationError] | None = None
+    # The id of the request that got this answer (its X-Request-ID): quote it when reporting.
+    request_id: Annotated[str, Meta(examples=["4bf92f3577b34da6a3ce929d0e0e4736"])] | None = None
 
 
 class RecordProblem(Problem, omit_defaults=True):

@@ -29,6 +29,9 @@ class PushReply:
     detail: str
     seconds: float
     code: str = ""
+    # The exception behind a failure to reach the bot, for the driver's log line (its
+    # message only where `safe_message` allows it; its stack trace at debug level).
+    error: BaseException | None = None
 
 
 class PushClient:
@@ -63,10 +66,9 @@ class PushClient:
             return PushReply(
                 None, "timeout", "no reply before the deadline", _since(start), "timeout"
             )
-        except httpx.HTTPError as exc:
-            return PushReply(None, "unreachable", type(exc).__name__, _since(start), "unreachable")
-        except OSError as exc:
-            return PushReply(None, "unreachable", type(exc).__name__, _since(start), "unreachable")
+        except (httpx.HTTPError, OSError) as exc:
+            name = type(exc).__name__
+            return PushReply(None, "unreachable", name, _since(start), "unreachable", exc)
         return reply
 
     async def _ask(self, url: str, body: bytes, deadline: float) -> PushReply:

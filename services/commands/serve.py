@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import socket
+import sys
 from typing import Any
 
 from services.commands import COMMANDS
@@ -37,6 +40,12 @@ def register(sub: Any) -> None:
     serve.set_defaults(handler=cmd_serve)
 
 
+# `king serve`'s exit status when it cannot listen on its address (the port taken, an address
+# the host does not have) or its start-up fails: a fault of the deployment, told apart from a
+# bad setting (2); uvicorn's own start-up failure status.
+EXIT_CANNOT_LISTEN = 3
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -52,17 +61,47 @@ def cmd_serve(args: argparse.Namespace) -> int:
         run_scheduler=False if args.no_scheduler else None,
         log_level=args.log_level,
     )
-    configure_logging(settings.log_level, settings.log_json)
-    app = create_app(settings)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        access_log=False,
-        log_config=None,
-        # Open event streams never end by themselves: without a limit a stop would wait for
-        # them, and only then release this process's games to the others.
-        timeout_graceful_shutdown=5,
-    )
-    return 0
+    # The address first, before the database is opened and the driver and the scheduler
+    # start: a port already in use is one line and exit 3, not a failure half-way through
+    # the start (uvicorn would bind only after the app's start-up had run).
+    try:
+        sock = listen_socket(settings.host, settings.port)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"king: cannot listen on {settings.host}:{settings.port}: {reason}", file=sys.stderr)
+        return EXIT_CANNOT_LISTEN
+    with sock:
+        configure_logging(settings.log_level, settings.log_json)
+        app = create_app(settings)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level.lower(),
+            access_log=False,
+            log_config=None,
+            # Open event streams never end by themselves: without a limit a stop would wait
+            # for them, and only then release this process's games to the others.
+            timeout_graceful_shutdown=5,
+        )
+        server = uvicorn.Server(config)
+        # uvicorn raises the stopping signal again once it has shut down.
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
+    # As uvicorn.run: a server that never started (its start-up failed and was logged) is 3.
+    return 0 if server.started else EXIT_CANNOT_LISTEN
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port), as uvicorn would bind it (SO_REUSEADDR)."""
+    family, kind, proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock

@@ -8,11 +8,13 @@ from typing import Any
 
 from litestar import Controller, Response, get
 from litestar.datastructures import State
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import generate_latest
 
 from services.api_types import Live, Ready
 from services.controllers.deps import ServicesDep
 from services.openapi import answer
+
+METRICS_MEDIA_TYPE = "text/plain; version=0.0.4"
 
 
 class HealthController(Controller):
@@ -87,7 +89,9 @@ class HealthController(Controller):
             }
         return Response(body, status_code=200 if ok else 503)
 
-    @get("/metrics", media_type=CONTENT_TYPE_LATEST)
+    # Litestar adds `; charset=utf-8` to a text/ type itself: the type is given without it, so
+    # the header names the charset once (`text/plain; version=0.0.4; charset=utf-8`).
+    @get("/metrics", media_type=METRICS_MEDIA_TYPE)
     async def get_metrics(self, services: ServicesDep) -> bytes:
-        """Prometheus text format."""
+        """Prometheus text format (0.0.4)."""
         return generate_latest(services.metrics.registry)

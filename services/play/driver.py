@@ -23,8 +23,15 @@ import orjson
 from domain.game import GameState, Phase
 from domain.view import Action, BadAction, seat_view
 from eventstore import Lease, LeaseLost, StoreBusy, StoreUnavailable
-from services.bots.push import PushClient
-from services.observability import Metrics, error_fields, get_logger
+from services.bots.push import PushClient, PushReply
+from services.observability import (
+    Metrics,
+    error_fields,
+    get_logger,
+    log_failure,
+    safe_message,
+    stack_trace,
+)
 from services.play.house import is_house
 from services.play.live import LiveGames
 from services.play.service import BAD_REPLY, TIMEOUT, GameService, Turn
@@ -141,7 +148,7 @@ class GameDriver:
                 await asyncio.sleep(min(0.1 * 2**failures, 5.0))
             except Exception as exc:  # keep the game going: log, back off, try again
                 failures += 1
-                log.error("driver_error", game_id=game_id, **error_fields(exc))
+                log_failure(log, "driver_error", exc, game_id=game_id)
                 await asyncio.sleep(min(0.1 * 2**failures, 5.0))
 
     async def _step(self, game_id: str) -> bool:
@@ -163,9 +170,7 @@ class GameDriver:
         if is_house(owner):
             started = time.perf_counter()
             action = await games.commands.house_action(game_id, state, seat, owner)
-            self.metrics.decision_seconds.labels("house", owner).observe(
-                time.perf_counter() - started
-            )
+            self.metrics.observe_decision("house", owner, time.perf_counter() - started)
             await games.commands.apply_decision(game_id, seat, state.version, action, owner, fence)
             return False
         player = await games.player(owner)
@@ -177,9 +182,7 @@ class GameDriver:
             await self._wait_for_pull(game_id, state, seat, turn, fence)
             # From the turn's start (its deadline less the time limit) to the move or time-out.
             started = turn.deadline - info.decision_seconds
-            self.metrics.decision_seconds.labels("pull", owner).observe(
-                max(time.time() - started, 0.0)
-            )
+            self.metrics.observe_decision("pull", owner, max(time.time() - started, 0.0))
         return False
 
     async def _push(
@@ -194,11 +197,12 @@ class GameDriver:
     ) -> None:
         body = orjson.dumps(decision_request(state, seat, turn, self.games.live))
         reply = await self.push.ask(url, body, turn.deadline - time.time())
-        self.metrics.decision_seconds.labels("push", owner).observe(reply.seconds)
+        self.metrics.observe_decision("push", owner, reply.seconds)
         games = self.games
         if reply.failure is not None or reply.reply is None:
             reason = reply.failure or BAD_REPLY
             self.metrics.push_failures.labels(reply.code or reason).inc()
+            self._log_push_failure(game_id, seat, owner, reply)
             await games.commands.strike_at(
                 game_id, seat, state.version, reason, reply.detail, fence
             )
@@ -224,6 +228,24 @@ class GameDriver:
             )
             return
         await games.commands.apply_decision(game_id, seat, state.version, action, owner, fence)
+
+    @staticmethod
+    def _log_push_failure(game_id: str, seat: int, owner: str, reply: PushReply) -> None:
+        """One line per failed push request, at info (a bot's failure is no fault of the
+        service): the kind of failure and, for a network error, its message where it can hold
+        no card or token (`safe_message`); never the URL (a bot may keep a secret in it) nor
+        the reply. The exception's stack trace at debug."""
+        fields: dict[str, Any] = {"game_id": game_id, "seat": seat, "player": owner}
+        fields["code"] = reply.code or reply.failure
+        if reply.error is not None:
+            fields["error"] = type(reply.error).__name__
+            detail = safe_message(reply.error)
+            if detail is not None:
+                fields["detail"] = detail
+            log.info("push_failed", **fields)
+            log.debug("push_failed", **fields, trace=stack_trace(reply.error))
+        else:
+            log.info("push_failed", **fields)
 
     async def _wait_for_pull(
         self, game_id: str, state: GameState, seat: int, turn: Turn, fence: Lease | None

@@ -839,6 +839,9 @@ def test_exposed_port_is_the_manifests_port() -> None:
     assert k8s_ports == compose_ports == exposed
 
 
+OUT_OF_IMAGE = {"bench"}
+
+
 def dockerignore_patterns() -> list[str]:
     lines = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
@@ -871,8 +874,11 @@ def test_build_context_keeps_sources_and_drops_secrets() -> None:
     copies = [ins.value.split()[:-1] for ins in dockerfile() if ins.keyword == "COPY"]
     sources = [src for args in copies if not args[0].startswith("--") for src in args]
     setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    included = {p.rstrip("*") for p in setup["packages"]["find"]["include"]}
+    included = {p.rstrip("*") for p in setup["packages"]["find"]["include"]} - OUT_OF_IMAGE
     assert included <= set(sources), "a package pyproject.toml installs is not copied"
+    # The benchmarks are no part of the service: neither copied nor in the context.
+    assert not OUT_OF_IMAGE & set(sources)
+    assert all(ignored(f"{package}/cli.py") for package in OUT_OF_IMAGE)
     # What the wheel carries: the modules and the package data (templates, migrations...).
     kept = ["*.py", *setup["package-data"]["*"]]
     needed = [
@@ -909,3 +915,258 @@ def test_every_replica_signs_with_one_shared_log_key(process: Process) -> None:
         assert mount.get("readOnly") is True
         (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
         assert "secret" in volume, "the key comes from a Secret, the same for every replica"
+
+
+# ---------------------------------------------------------------- lock files and base image
+
+REQUIREMENTS = ROOT / "requirements"
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+) \\$")
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def locked(name: str) -> dict[str, tuple[str, int]]:
+    """A lock file's pins: {name: (version, number of hashes)}."""
+    pins: dict[str, tuple[str, int]] = {}
+    current = ""
+    for line in (REQUIREMENTS / name).read_text().splitlines():
+        found = PIN.match(line)
+        if found:
+            current = canonical(found[1])
+            assert current not in pins, f"{name}: {current} pinned twice"
+            pins[current] = (found[2], 0)
+        elif line.strip().startswith("--hash=sha256:") and current:
+            version, hashes = pins[current]
+            pins[current] = (version, hashes + 1)
+        elif line.strip() and not line.lstrip().startswith("#"):
+            assert line.startswith("    "), f"{name}: an unexpected line {line!r}"
+    return pins
+
+
+def declared(extra: str | None = None) -> dict[str, str]:
+    """pyproject.toml's requirements (the runtime ones, or an extra's): {name: specifier}."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lines = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    return {canonical(r.name): str(r.specifier) for r in map(Requirement, lines)}
+
+
+def test_lock_files_pin_every_declared_dependency_within_its_range_with_hashes() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    runtime, dev = locked("runtime.txt"), locked("dev.txt")
+    expected = {
+        "runtime.txt": declared(),
+        "dev.txt": {**declared(), **declared("dev"), **declared("bench")},
+    }
+    for name, pins in (("runtime.txt", runtime), ("dev.txt", dev)):
+        for dep, spec in expected[name].items():
+            assert dep in pins, f"{name} does not pin {dep}"
+            assert pins[dep][0] in SpecifierSet(spec), (name, dep, pins[dep][0], spec)
+        assert all(hashes for _version, hashes in pins.values()), name
+    # One set of runtime versions: dev.txt is compiled against runtime.txt's pins.
+    assert {d: v for d, (v, _h) in dev.items() if d in runtime} == {
+        d: v for d, (v, _h) in runtime.items()
+    }
+    # The image's lock holds no test or benchmark tool.
+    assert not {"pytest", "mypy", "ruff", "open-spiel", "eventsourcing"} & set(runtime)
+
+
+def test_lock_files_say_how_they_were_made() -> None:
+    script = (REQUIREMENTS / "refresh").read_text()
+    assert "--generate-hashes" in script and "--constraint requirements/runtime.txt" in script
+    assert os.access(REQUIREMENTS / "refresh", os.X_OK)
+    for name in ("runtime.txt", "dev.txt"):
+        head = (REQUIREMENTS / name).read_text()[:600]
+        assert "pip-compile" in head and "--generate-hashes" in head, name
+        assert "Python 3.11" in head, name
+
+
+def test_ci_installs_from_the_lock_then_the_project_alone() -> None:
+    run = (ROOT / ".ci" / "run").read_text()
+    installs = [line for line in run.splitlines() if "pip install" in line and "-r " in line]
+    assert installs and all("--require-hashes" in i for i in installs)
+    assert any("requirements/dev.txt" in i for i in installs)
+    assert re.search(r"pip install -q --no-deps -e \.$", run, re.MULTILINE)
+    assert "'.[dev,bench]'" not in run  # nothing resolved afresh in CI
+
+
+def test_image_installs_from_the_runtime_lock_then_the_project_alone() -> None:
+    runs = [ins.value for ins in dockerfile() if ins.keyword == "RUN"]
+    assert any("--require-hashes" in r and "-r requirements/runtime.txt" in r for r in runs)
+    installs = [part for r in runs for part in r.split("&&") if "pip install" in part]
+    for part in installs:
+        if "--upgrade pip" in part:
+            continue
+        assert "--no-deps" in part, part  # nothing outside the lock is resolved
+    copies = [ins.value for ins in dockerfile() if ins.keyword == "COPY"]
+    assert any(c.startswith("requirements/runtime.txt ") for c in copies)
+    assert not ignored("requirements/runtime.txt")
+
+
+def test_base_image_is_pinned_by_digest() -> None:
+    args = {
+        name: value
+        for ins in dockerfile()
+        if ins.keyword == "ARG" and "=" in ins.value
+        for name, value in [ins.value.split("=", 1)]
+    }
+    for ins in dockerfile():
+        if ins.keyword != "FROM":
+            continue
+        image = ins.value.split()[0]
+        if image.startswith("${") and image.endswith("}"):
+            image = args[image[2:-1]]
+        assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", image), image
+
+
+# ---------------------------------------------------------------- network, spread, overlay
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    match = selector.get("matchLabels", {})
+    assert set(selector) <= {"matchLabels"}, "only matchLabels are checked here"
+    return all(labels.get(k) == v for k, v in match.items())
+
+
+def test_every_workload_has_a_network_policy_for_ingress_and_egress() -> None:
+    policies = k8s_all("NetworkPolicy")
+    for workload in k8s_all(*WORKLOAD_KINDS):
+        labels = pod_labels(workload)
+        mine = [p for p in policies if selects(p["spec"]["podSelector"], labels)]
+        assert mine, f"no NetworkPolicy selects {workload['metadata']['name']}"
+        types = {t for p in mine for t in p["spec"]["policyTypes"]}
+        assert types == {"Ingress", "Egress"}, workload["metadata"]["name"]
+
+
+def egress_ports(policy: dict[str, Any]) -> set[tuple[str, int]]:
+    return {
+        (port.get("protocol", "TCP"), port["port"])
+        for rule in policy["spec"].get("egress", [])
+        for port in rule.get("ports", [])
+    }
+
+
+def test_network_policies_let_the_servers_work() -> None:
+    server = k8s_get("NetworkPolicy", SERVER)
+    deployment = k8s_get("Deployment", SERVER)
+    assert selects(server["spec"]["podSelector"], pod_labels(deployment))
+    (container,) = pod_spec(deployment)["containers"]
+    (port,) = container["ports"]
+    allowed_in = {p["port"] for rule in server["spec"]["ingress"] for p in rule["ports"]}
+    assert allowed_in == {port["containerPort"]}
+    sources = [s for rule in server["spec"]["ingress"] for s in rule["from"]]
+    assert sources and all("namespaceSelector" in s for s in sources)  # never from anywhere
+    # DNS, PostgreSQL, Redis (shared rate limits) and the push bots (HTTP, HTTPS).
+    assert {("UDP", 53), ("TCP", 53), ("TCP", 5432), ("TCP", 6379)} <= egress_ports(server)
+    assert {("TCP", 80), ("TCP", 443)} <= egress_ports(server)
+    anywhere = [
+        block
+        for rule in server["spec"]["egress"]
+        for peer in rule["to"]
+        if (block := peer.get("ipBlock", {})).get("cidr") == "0.0.0.0/0"
+    ]
+    for block in anywhere:  # the cloud metadata address stays out of reach
+        assert "169.254.0.0/16" in block.get("except", []), block
+    migrate = k8s_get("NetworkPolicy", "king-db-upgrade")
+    assert migrate["spec"]["ingress"] == []
+    assert egress_ports(migrate) == {("UDP", 53), ("TCP", 53), ("TCP", 5432)}
+
+
+def test_server_replicas_spread_over_zones_and_nodes() -> None:
+    deployment = k8s_get("Deployment", SERVER)
+    spread = pod_spec(deployment)["topologySpreadConstraints"]
+    keys = {c["topologyKey"] for c in spread}
+    assert keys == {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}
+    for constraint in spread:
+        assert selects(constraint["labelSelector"], pod_labels(deployment))
+        assert constraint["maxSkew"] >= 1
+        assert constraint["whenUnsatisfiable"] in {"DoNotSchedule", "ScheduleAnyway"}
+        # Each rollout's pods spread among themselves, not against the old ones going away.
+        assert constraint.get("matchLabelKeys") == ["pod-template-hash"]
+
+
+OVERLAY = DEPLOY / "k8s" / "overlays" / "example"
+
+
+@functools.cache
+def overlay() -> dict[str, Any]:
+    data = yaml.safe_load((OVERLAY / "kustomization.yaml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def overlay_get(kind: str) -> dict[str, Any]:
+    objects = [
+        d
+        for resource in overlay()["resources"]
+        if resource.endswith(".yaml")
+        for d in yaml.safe_load_all((OVERLAY / resource).read_text())
+        if d
+    ]
+    (found,) = [o for o in objects if o["kind"] == kind]
+    return found
+
+
+def test_overlay_builds_on_the_base_and_lists_its_files() -> None:
+    resources = overlay()["resources"]
+    assert "../../base" in resources
+    assert overlay()["namespace"] == kustomization()["namespace"]
+    on_disk = {p.name for p in OVERLAY.glob("*.yaml")} - {"kustomization.yaml"}
+    assert {r for r in resources if r.endswith(".yaml")} == on_disk
+
+
+def test_ingress_routes_the_public_paths_to_the_service_and_never_metrics() -> None:
+    ingress = overlay_get("Ingress")
+    svc = k8s_get("Service", SERVER)
+    port_names = {p["name"] for p in svc["spec"]["ports"]}
+    paths = [p for rule in ingress["spec"]["rules"] for p in rule["http"]["paths"]]
+    assert {p["path"] for p in paths} >= {"/", "/api"}
+    for path in paths:
+        backend = path["backend"]["service"]
+        assert backend["name"] == SERVER and backend["port"]["name"] in port_names
+    # Internal paths are not routed: /metrics (Prometheus scrapes pods) and /health (probes).
+    for internal in ("/metrics", *sorted(health_paths())):
+        for path in paths:
+            prefix = path["path"].rstrip("/")
+            reaches = (
+                internal == path["path"]
+                if path["pathType"] == "Exact"
+                else internal == prefix or internal.startswith(prefix + "/")
+            )
+            assert not reaches, (internal, path)
+    hosts = {h for t in ingress["spec"]["tls"] for h in t["hosts"]}
+    assert {r["host"] for r in ingress["spec"]["rules"]} <= hosts
+
+
+def test_service_monitor_scrapes_metrics_on_the_servers_service() -> None:
+    monitor = overlay_get("ServiceMonitor")
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    svc = k8s_get("Service", SERVER)
+    assert selects(monitor["spec"]["selector"], svc["metadata"]["labels"])
+    assert monitor["spec"]["namespaceSelector"]["matchNames"] == [kustomization()["namespace"]]
+    port_names = {p["name"] for p in svc["spec"]["ports"]}
+    for endpoint in monitor["spec"]["endpoints"]:
+        assert endpoint["port"] in port_names
+        assert endpoint["path"] == "/metrics" and "/metrics" in health_paths()
+        assert duration_seconds(endpoint["scrapeTimeout"]) < duration_seconds(endpoint["interval"])
+
+
+# ---------------------------------------------------------------- compose: shared rate limits
+
+
+def test_compose_servers_share_rate_limits_in_its_redis(settings_of: SettingsOf) -> None:
+    redis = service("redis")
+    assert redis.get("healthcheck", {}).get("test"), "redis has no health check"
+    for process in serve_processes():
+        if not process.where.startswith("compose:"):
+            continue
+        store = settings_of(process).rate_limit_store
+        url = make_url(store)
+        assert url.drivername == "redis" and url.host == "redis", store
+        name = process.where.split(":", 1)[1]
+        assert service(name)["depends_on"]["redis"]["condition"] == "service_healthy"

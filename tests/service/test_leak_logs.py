@@ -143,11 +143,15 @@ def test_a_driver_error_is_logged_by_type_and_code_never_by_its_message() -> Non
     driver = GameDriver(_FailingGames(), None, Metrics(), 0.01)  # type: ignore[arg-type]
     with capture_logs() as logged:
         asyncio.run(driver._run("g-1"))
-    errors = [e for e in logged if e["event"] == "driver_error"]
+    errors = [e for e in logged if e["event"] == "driver_error" and e["log_level"] == "error"]
     assert [(e["error"], e.get("code")) for e in errors] == [
         ("InconsistentEvent", None),
         ("IllegalAction", "card_not_in_hand"),
     ]
+    # Each with its stack trace at debug: frames only, no message, no source line.
+    traces = [e for e in logged if e["event"] == "driver_error" and e["log_level"] == "debug"]
+    assert [e["error"] for e in traces] == ["InconsistentEvent", "IllegalAction"]
+    assert all(any("in load_fresh" in f for f in e["trace"]) for e in traces)
     assert scan("\n".join(json.dumps(e) for e in logged), "") == []
     assert logged[-1]["event"] == "driver_skipped"
 
@@ -168,3 +172,58 @@ def test_only_database_and_network_errors_are_logged_with_their_message() -> Non
         assert error_fields(hidden) == {"error": type(hidden).__name__}
     illegal = IllegalAction(Violation("must_follow_suit", "play a heart: AH KH"))
     assert error_fields(illegal) == {"error": "IllegalAction", "code": "must_follow_suit"}
+
+
+def test_a_push_failure_is_logged_at_info_without_the_url_and_traced_at_debug() -> None:
+    from services.bots.push import PushReply
+
+    secret_url = "http://127.0.0.1:9/bot/s3cret-token-in-the-path"
+    try:
+        raise ConnectionRefusedError(111, "Connection refused")
+    except ConnectionRefusedError as exc:
+        refused = exc
+    # An httpx error may quote the URL (where a bot may keep a secret): not a safe message.
+    quoting = httpx.ConnectError(f"cannot connect to {secret_url}")
+    failures = [
+        PushReply(None, "unreachable", "ConnectionRefusedError", 0.01, "unreachable", refused),
+        PushReply(None, "unreachable", "ConnectError", 0.01, "unreachable", quoting),
+        PushReply(None, "bad_reply", "HTTP status 500", 0.01, "http_status"),
+    ]
+    with capture_logs() as logged:
+        for reply in failures:
+            GameDriver._log_push_failure("g-1", 2, "pushy", reply)
+    info = [e for e in logged if e["log_level"] == "info"]
+    assert [(e["event"], e["code"]) for e in info] == [
+        ("push_failed", "unreachable"),
+        ("push_failed", "unreachable"),
+        ("push_failed", "http_status"),
+    ]
+    assert info[0]["error"] == "ConnectionRefusedError"
+    assert info[0]["detail"] == "[Errno 111] Connection refused"
+    assert info[1]["error"] == "ConnectError" and "detail" not in info[1]
+    assert all(e["game_id"] == "g-1" and e["seat"] == 2 for e in info)
+    debug = [e for e in logged if e["log_level"] == "debug"]
+    assert len(debug) == 2
+    assert any("in test_a_push_failure" in frame for frame in debug[0]["trace"])
+    text = json.dumps(logged)
+    assert "s3cret" not in text and secret_url not in text
+
+
+def test_a_database_error_is_logged_by_its_first_line_never_its_statement_or_parameters() -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from eventstore import StoreUnavailable
+    from services.observability import error_fields
+
+    hand = '{"hands": [["AS", "KH", "QD"]]}'
+    statement = OperationalError(
+        "INSERT INTO events (payload) VALUES (%(payload)s)",
+        {"payload": hand},
+        Exception("server closed the connection unexpectedly\n\tThis probably means ..."),
+    )
+    assert "[parameters:" in str(statement) and "AS" in str(statement)  # what is left out
+    assert error_fields(statement)["detail"] == "server closed the connection unexpectedly"
+    wrapped = StoreUnavailable(f"database unavailable: {statement}")
+    detail = error_fields(wrapped)["detail"]
+    assert detail.startswith("database unavailable: (builtins.Exception) server closed")
+    assert "AS" not in detail and "INSERT" not in detail

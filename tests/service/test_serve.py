@@ -89,3 +89,27 @@ def test_king_serve_refuses_bad_settings_clearly(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert b"KING_DECISION_SECONDS" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KING_")}
+    env["PYTHONPATH"] = str(ROOT)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
+            cwd=tmp_path,
+            env={**env, "KING_DATA_DIR": str(tmp_path / "var")},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines() == [
+        f"king: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]
+    assert done.stdout == ""
+    # Nothing was started before the address was had: no database was made.
+    assert not (tmp_path / "var" / "king.db").exists()
