@@ -24,6 +24,7 @@ from services.web.i18n import (
     pick_lang,
     words,
 )
+from services.web.lists import STATUSES, list_games
 from services.web.tables import describe, index_statuses, live_line, results_of
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
 
@@ -35,6 +36,7 @@ except ImportError:  # pragma: no cover
 
 Req = Request[Any, Any, Any]
 LEADERBOARD_GAMES = 100
+HOME_GAMES = 100  # games listed on the home page (the filters narrow them down)
 # Finished games' replay audits kept, by (game, version, head hash). The hash chain is checked
 # afresh on every page (one read of the stream): rows changed in place fail it at once.
 AUDITS_KEPT = 256
@@ -203,31 +205,6 @@ def _keep_audit(key: tuple[object, ...], audit: dict[str, object]) -> None:
         _AUDITS.popitem(last=False)
 
 
-def _tournaments(services: Any) -> list[dict[str, Any]]:
-    if TournamentRunner is None:
-        return []
-    runner = TournamentRunner(services.store, services.repo)
-    out = []
-    for tid in runner.tournament_ids()[:50]:
-        try:
-            st = runner.load(tid)
-        except Exception:  # a tournament that does not load is left out of the list
-            continue
-        c = st.created
-        out.append(
-            {
-                "id": tid,
-                "name": c.name if c else tid,
-                "format": c.format if c else "",
-                "rounds": c.rounds if c else 0,
-                "played": len(st.rounds),
-                "players": len(st.players),
-                "finished": st.finished is not None,
-            }
-        )
-    return out
-
-
 def _round_tables(services: Any, state: Any) -> list[dict[str, Any]]:
     """Every round's tables (blocking). A recorded result settles a table; the others take
     their status from the games index in one query, and the live ones (within a time budget)
@@ -285,22 +262,33 @@ class WebController(Controller):
 
     @get("/", name="web-home")
     async def home(self, request: Req, services: ServicesDep) -> Template:
-        games = services.games
-        live = await games.list_games("live", None, 50)
-        over = await games.list_games("over", None, 50)
-        created = await games.list_games("created", None, 20)
-        board_ids = [i.id for i in await games.list_games("over", None, LEADERBOARD_GAMES)]
-        board = await asyncio.to_thread(_leaderboard, services, board_ids)
-        tournaments = await asyncio.to_thread(_tournaments, services)
+        """Every game (the service's tables and the tournament runner's games alike) and every
+        tournament, with filters: `?status=live|over|created`, `?player=`, `?tournament=`."""
+        q = request.query_params
+        status = q.get("status") if q.get("status") in STATUSES else None
+        player = (q.get("player") or "").strip()[:200] or None
+        tournament = (q.get("tournament") or "").strip()[:200] or None
+        listing = await asyncio.to_thread(
+            list_games,
+            services.store,
+            services.repo,
+            services.games.read_engine,
+            status=status,
+            player=player,
+            tournament=tournament,
+            limit=HOME_GAMES,
+            recent=LEADERBOARD_GAMES,
+        )
+        board = await asyncio.to_thread(_leaderboard, services, listing.recent_over)
         return _page(
             request,
             "home.html",
             {
-                "live": live,
-                "over": over,
-                "created": created,
+                "listing": listing,
+                "filters": {"status": status, "player": player, "tournament": tournament},
+                "filtered": bool(status or player or tournament),
                 "board": board,
-                "tournaments": tournaments,
+                "tournaments": listing.tournaments,
                 "has_tournaments": TournamentRunner is not None,
             },
         )

@@ -204,6 +204,45 @@ def test_tournament_live_part_follows_the_stream_state(client: TestClient[Any]) 
     assert r.status_code == 400, r.text
 
 
+def _game_rows(html: str) -> list[str]:
+    """The game ids of the home page's games table, in order."""
+    table = html.split('id="games"', 1)[1].split("</table>", 1)[0] if 'id="games"' in html else ""
+    return re.findall(r'<tr class="status-\w+" data-game="([^"]+)"', table)
+
+
+def test_home_lists_runner_games_with_filters(client: TestClient[Any], ada: str) -> None:
+    """The games `king tournament run` plays outside the service are on the home page beside
+    the service's own tables, and the status, player and tournament filters narrow the list."""
+    from domain.rules import Rules
+    from tournament.runner import TournamentRunner, parse_players
+
+    services = services_of(client.app)
+    runner = TournamentRunner(services.store, services.repo)
+    runner.create(
+        "cup9",
+        parse_players("random*4"),
+        name="Dokuz",
+        format="swiss",
+        rounds=1,
+        rules=Rules.from_dict({"mode": "short12"}),
+    )
+    runner.run("cup9")
+    cup_game = str(runner.load("cup9").round_games[0][0]["game_id"])
+    new_game(client, ada, HOUSE, "own-1")
+    wait_over(client, "own-1")
+    services.games.catch_up()
+    home = client.get("/?lang=en").text
+    assert set(_game_rows(home)) == {cup_game, "own-1"}
+    assert 'href="/tournaments/cup9">Dokuz</a>' in home
+    assert "Swiss" in home and "İsviçre sistemi" in client.get("/?lang=tr").text
+    assert _game_rows(client.get("/?tournament=cup9").text) == [cup_game]
+    assert _game_rows(client.get("/?player=random-1").text) == [cup_game]
+    assert _game_rows(client.get("/?status=over").text) != []
+    live = client.get("/?status=live&lang=en").text
+    assert _game_rows(live) == [] and "No game matches these filters." in live
+    assert client.get("/?status=bogus&player=" + "x" * 500).status_code == 200
+
+
 def _paired_cup(client: TestClient[Any], tid: str) -> tuple[Any, str]:
     """A one-round Swiss of four random house bots, created by a runner outside the service
     and paired: the runner and the game id of its one table."""
