@@ -110,6 +110,29 @@ async def _game(services: Any, game_id: str) -> tuple[str, GameState | None]:
     return ("over" if state.phase is Phase.OVER else info.status), state
 
 
+def _result(state: GameState) -> dict[str, Any] | None:
+    """A finished game's result for the play page: each seat's total and ladder points, the
+    winners first (all public once the game is over)."""
+    result = state.result
+    if result is None:
+        return None
+    rows: list[dict[str, Any]] = [
+        {
+            "seat": seat,
+            "player": player,
+            "total": state.totals[seat],
+            "ladder": _points(Fraction(result.ladder_points[seat])),
+            "winner": seat in result.winners,
+        }
+        for seat, player in enumerate(state.players)
+    ]
+    rows.sort(key=lambda r: (-r["total"], r["seat"]))
+    return {
+        "winners": [state.players[w] for w in result.winners],
+        "rows": rows,
+    }
+
+
 def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:
     """Ladder points, wins, games and points of the people in `ids` (finished games), from the
     games projection's results: no game is replayed."""
@@ -395,21 +418,42 @@ class WebController(Controller):
         )
 
     @get("/play/{game_id:str}", name="web-play")
-    async def play(self, request: Req, game_id: FromPath[str], services: ServicesDep) -> Template:
+    async def play(
+        self,
+        request: Req,
+        game_id: FromPath[str],
+        services: ServicesDep,
+        part: FromQuery[Literal["result"] | None] = None,
+    ) -> Template:
+        """The play page; a finished game's page shows its result (winners, totals, ladder
+        points, links to the replay and the audit) to anyone. `?part=result` gives that panel
+        alone, which the page's script fetches when the game ends under the player's eyes."""
         try:
-            info = await services.games.info(game_id)
+            status, state = await _game(services, game_id)
         except GameNotFound:
             return _not_found(request, "game")
-        return _page(
-            request,
-            "play.html",
-            {
-                "game_id": game_id,
-                "seats": list(info.seats),
-                "status": info.status,
-                "contracts": contract_names(),
-            },
-        )
+        except GameFailed:
+            status, state = "failed", None
+        try:  # a game the tournament runner played outside the service is not indexed
+            info = await services.games.info(game_id)
+            seats, deals = list(info.seats), info.rules.get("deals")
+        except GameNotFound:
+            seats = list(state.players) if state is not None else []
+            deals = None
+        if state is not None:
+            deals = state.rules.deals
+        result = _result(state) if state is not None and state.phase is Phase.OVER else None
+        context = {
+            "game_id": game_id,
+            "seats": seats,
+            "status": status,
+            "result": result,
+            "deal_count": int(deals) if isinstance(deals, int) and deals > 0 else None,
+            "contracts": contract_names(),
+        }
+        if part == "result":
+            return _page(request, "_play_result.html", context, status=200 if result else 404)
+        return _page(request, "play.html", context)
 
     @get("/invitations", name="web-invitations")
     async def invitations(self, request: Req) -> Template:
