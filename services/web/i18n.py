@@ -242,8 +242,30 @@ WORDS: dict[str, tuple[str, str]] = {
     "no_match": ("Bu süzgeçlere uyan oyun yok.", "No game matches these filters."),
     "showing": ("Gösterilen", "Showing"),
     "tv": ("TV", "TV"),
+    "tv_note": (
+        "En çekişmeli canlı masayı gösterir (King yakın, puanlar yakın); "
+        "masa bitince bir sonrakine geçer.",
+        "Shows the live table most worth watching (a King in reach, close totals); "
+        "switches when it ends.",
+    ),
+    "tv_nothing": ("Şu anda oynanan masa yok.", "No table is being played right now."),
+    "tv_open": ("Bu masayı ayrı aç", "Open this table on its own"),
+    "tv_king": ("King yakın", "King in reach"),
+    "tv_gap": ("İlk ikisi arasındaki fark", "Gap between the first two"),
     "n_players": ("oyuncu", "players"),
     "result": ("Sonuç", "Result"),
+    "signup": ("Katıl", "Sign up"),
+    "signup_note": (
+        "API anahtarınızla bu turnuvaya kaydolun; bir tur sizi eşleyince her sayfada "
+        "masanızın hazır olduğu yazar.",
+        "Register for this tournament with your API token; when a round pairs you, every page "
+        "says your table is ready.",
+    ),
+    "signup_join": ("Bu turnuvaya kaydol", "Register for this tournament"),
+    "signed_up": ("Bu turnuvaya kayıtlısınız.", "You are registered for this tournament."),
+    "withdraw": ("Turnuvadan çekil", "Withdraw"),
+    "withdrew": ("Bu turnuvadan çekildiniz.", "You withdrew from this tournament."),
+    "table_ready": ("Masanız hazır", "Your table is ready"),
     "tricks": ("Löveler", "Tricks"),
     "autoplay": ("Oynat", "Play"),
     "pause": ("Duraklat", "Pause"),

@@ -26,6 +26,7 @@ from services.web.i18n import (
 )
 from services.web.lists import STATUSES, list_games
 from services.web.tables import describe, index_statuses, live_line, results_of
+from services.web.tv import ranked
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
 
 try:  # the tournament code may be absent in a trimmed build: its pages then skip
@@ -36,6 +37,7 @@ except ImportError:  # pragma: no cover
 
 Req = Request[Any, Any, Any]
 LEADERBOARD_GAMES = 100
+TV_TABLES = 50  # live tables the TV page weighs
 HOME_GAMES = 100  # games listed on the home page (the filters narrow them down)
 # Finished games' replay audits kept, by (game, version, head hash). The hash chain is checked
 # afresh on every page (one read of the stream): rows changed in place fail it at once.
@@ -347,6 +349,8 @@ class WebController(Controller):
                 "audit": audit,
                 "log_entry": log_entry,
                 "contracts": contract_names(),
+                # the TV page shows the replay in a frame, without the page's header and lists
+                "body_class": "tv-mode" if request.query_params.get("tv") == "1" else "",
             },
         )
 
@@ -414,6 +418,7 @@ class WebController(Controller):
                 "rows": rows,
                 "rounds": list(reversed(rounds)),
                 "current_round": state.current_round,
+                "contracts": contract_names(),
             },
         )
 
@@ -454,6 +459,57 @@ class WebController(Controller):
         if part == "result":
             return _page(request, "_play_result.html", context, status=200 if result else 404)
         return _page(request, "play.html", context)
+
+    @get("/tv", name="web-tv")
+    async def tv(self, request: Req, services: ServicesDep) -> Template:
+        """The live table most worth watching, of the whole service; switches when it ends."""
+        return _page(request, "tv.html", {"tid": None, "name": None, "contracts": {}})
+
+    @get("/tournaments/{tournament_id:str}/tv", name="web-tournament-tv")
+    async def tournament_tv(
+        self, request: Req, tournament_id: FromPath[str], services: ServicesDep
+    ) -> Template:
+        """The same for one tournament's tables."""
+        if TournamentRunner is None:
+            return _not_found(request, "tournament")
+        runner = TournamentRunner(services.store, services.repo)
+        try:
+            state = await asyncio.to_thread(runner.load, tournament_id)
+        except TournamentNotFound:
+            return _not_found(request, "tournament")
+        name = state.created.name if state.created else tournament_id
+        return _page(request, "tv.html", {"tid": tournament_id, "name": name, "contracts": {}})
+
+    @get("/tv.json", name="web-tv-data")
+    async def tv_data(self, request: Req, services: ServicesDep) -> dict[str, Any]:
+        """The live tables (of `?tournament=`, else all), most interesting first (public)."""
+        tournament = (request.query_params.get("tournament") or "").strip()[:200] or None
+        listing = await asyncio.to_thread(
+            list_games,
+            services.store,
+            services.repo,
+            services.games.read_engine,
+            status="live",
+            tournament=tournament,
+            limit=TV_TABLES,
+            recent=0,
+        )
+        ids = [g.id for g in listing.games]
+        states = await asyncio.to_thread(describe, services.repo, ids, LIVE_TABLES_BUDGET_S)
+        latest = await asyncio.to_thread(
+            list_games,
+            services.store,
+            services.repo,
+            services.games.read_engine,
+            status="over",
+            tournament=tournament,
+            limit=1,
+            recent=0,
+        )
+        return {
+            "tables": ranked(states),
+            "latest_over": latest.games[0].id if latest.games else None,
+        }
 
     @get("/invitations", name="web-invitations")
     async def invitations(self, request: Req) -> Template:

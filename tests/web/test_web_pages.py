@@ -172,10 +172,13 @@ def test_tournament_page_shows_standings_and_rounds(client: TestClient[Any]) -> 
         rules=Rules.from_dict({"mode": "short12"}),
     )
     runner.run("cup")
-    for lang, word in (("tr", "Puan durumu"), ("en", "Standings")):
+    for lang, word, fmt in (
+        ("tr", "Puan durumu", "Biçim: <strong>İsviçre sistemi</strong>"),
+        ("en", "Standings", "Format: <strong>Swiss</strong>"),
+    ):
         r = client.get(f"/tournaments/cup?lang={lang}")
         assert r.status_code == 200, r.text
-        assert word in r.text and "random-1" in r.text
+        assert word in r.text and "random-1" in r.text and fmt in r.text
     state = runner.load("cup")
     game_id = state.round_games[0][0]["game_id"]
     assert f"/games/{game_id}" in client.get("/tournaments/cup").text
@@ -264,7 +267,7 @@ def _paired_cup(client: TestClient[Any], tid: str) -> tuple[Any, str]:
 
 def _cells(html: str, game_id: str) -> str:
     """The text of the tournament page's row for `game_id` (tags dropped, spaces squeezed)."""
-    rows = [r for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
+    rows = [r.split("</tr>")[0] for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
     assert rows, f"no row for {game_id}"
     return " ".join(re.sub(r"<[^>]+>", " ", rows[0]).split())
 
@@ -439,3 +442,55 @@ def test_invitations_page_and_the_play_pages_panel(client: TestClient[Any], ada:
     for name in ("invitations.js", "invitations_page.js"):
         got = client.get(f"/static/{name}")
         assert got.status_code == 200 and "javascript" in got.headers["content-type"]
+
+
+def test_a_finished_games_play_page_shows_the_result(client: TestClient[Any], ada: str) -> None:
+    new_game(client, ada, HOUSE, "done-r")
+    wait_over(client, "done-r")
+    state = services_of(client.app).repo.load("done-r")
+    assert state.result is not None
+    for lang, word in (("en", "Winners"), ("tr", "Kazanan")):
+        html = client.get(f"/play/done-r?lang={lang}").text
+        assert 'id="result"' in html and word in html
+        assert 'href="/games/done-r#h-audit"' in html and 'href="/games/done-r"' in html
+    # The panel alone, for the script of a page that watched the game end.
+    part = client.get("/play/done-r?part=result&lang=en")
+    assert part.status_code == 200 and part.text.lstrip().startswith('<section id="result"')
+    for seat, player in enumerate(state.players):
+        assert player in part.text and str(state.totals[seat]) in part.text
+    assert embedded(client.get("/play/done-r").text, "play-data")["deal_count"] == 12
+    new_game(client, ada, ["ada", *HOUSE[:3]], "going")
+    wait_for(lambda: client.get("/api/v1/games/going").json()["game"]["status"] == "live", "go")
+    assert client.get("/play/going?part=result").status_code == 404
+    assert 'id="result"' not in client.get("/play/going").text
+
+
+def test_tv_pages_and_their_data(client: TestClient[Any], ada: str) -> None:
+    new_game(client, ada, ["ada", *HOUSE[:3]], "tv-1")
+    wait_for(lambda: client.get("/api/v1/games/tv-1").json()["game"]["status"] == "live", "go")
+    for lang in ("tr", "en"):
+        assert client.get(f"/tv?lang={lang}").status_code == 200
+    data = client.get("/tv.json").json()
+    tables = data["tables"]
+    assert [t["game_id"] for t in tables] == ["tv-1"]
+    first = tables[0]
+    assert first["players"][0] == "ada" and len(first["totals"]) == 4
+    assert first["gap"] == max(first["totals"]) - sorted(first["totals"])[-2]
+    assert client.get("/tv.json?tournament=nope").json()["tables"] == []
+    assert client.get("/tournaments/nope/tv").status_code == 404
+    # No hand in the TV's data: only public fields.
+    assert "hand" not in json.dumps(data)
+
+
+def test_the_tournament_page_offers_sign_up_until_it_is_over(client: TestClient[Any]) -> None:
+    r = client.post(
+        "/api/v1/tournaments",
+        json={"id": "open", "format": "swiss", "rules": {"mode": "short12"},
+              "players": [{"strategy": "random"}] * 4},
+        headers=ADMIN_HEADERS,
+    )  # fmt: skip
+    assert r.status_code == 201, r.text
+    html = client.get("/tournaments/open?lang=en").text
+    assert 'id="signup"' in html and "/static/signup.js" in html
+    assert 'href="/tournaments/open/tv"' in html
+    assert client.get("/tournaments/open/tv?lang=tr").status_code == 200

@@ -186,6 +186,8 @@
     document.title = (myTurn && view.phase !== "over" ? "▶ " : "") + baseTitle;
     if (myTurn && !wasMyTurn && view.phase !== "over") { beep(); }
     wasMyTurn = myTurn;
+    /* Over: no hand left to hold (the pinned panel on a phone would be an empty box). */
+    document.getElementById("myhand").hidden = view.phase === "over";
     if (view.phase === "over") { st.textContent = T.game_over; showResult(); }
     else if (myTurn) { st.textContent = "▶ " + T.your_turn + (view.phase === "declaring" ? " — " + T.declare : ""); }
     else if (view.to_move !== null) { st.textContent = T.waiting_for + ": " + view.players[view.to_move]; }

@@ -200,10 +200,12 @@
     bg.setAttribute("x", L); bg.setAttribute("y", TOP); bg.setAttribute("width", W - L - R);
     bg.setAttribute("height", H - TOP - B); bg.setAttribute("class", "hit"); svg.appendChild(bg);
     line(L, y(0), W - R, y(0), "zero");
-    label(L - 3, y(hi) + 4, String(hi)); label(L - 3, y(lo), String(lo));
+    if (hi !== 0) { label(L - 3, y(hi) + 4, String(hi)); }
+    if (lo !== 0) { label(L - 3, y(lo), String(lo)); }
     label(L - 3, y(0) + 4, "0");
     label(L, H - 3, T.deal + " 1", "start");
-    label(W - R, H - 3, T.deal + " " + span, "end");
+    var lastDeal = data.deals.length ? data.deals[data.deals.length - 1].deal : 1;
+    if (lastDeal > 1) { label(W - R, H - 3, T.deal + " " + lastDeal, "end"); }
     line(x(here), TOP, x(here), H - B, "cursor");
     for (var s = 0; s < 4; s++) {
       var pl = document.createElementNS(ns, "polyline");
