@@ -302,7 +302,15 @@ def test_tournament_page_describes_a_live_runner_table(client: TestClient[Any]) 
     assert state.deal is not None
     running = [t + d for t, d in zip(state.totals, deal_scores(state.deal), strict=True)]
     assert " / ".join(map(str, running)) in row
-    # Nothing of a hand: the page names no card at all.
+    # The trick in play: its one card on the table (public), and nothing of a hand.
+    from domain.cards import card_name
+    from domain.view import public_view
+    from services.web.i18n import card_text
+
+    begun = public_view(state).tricks[-1]
+    assert begun.winner is None and len(begun.cards) == 1
+    shown = card_text(card_name(begun.cards[0]))
+    assert html.count('class="card mini-card') == 1 and shown in row
     assert "data-card" not in html and not re.search(r'"[2-9TJQKA][SHDC]"', html)
 
 
