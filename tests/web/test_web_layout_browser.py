@@ -378,3 +378,39 @@ def test_a_human_signs_up_and_is_told_the_table_is_ready(
     view.wait_for_selector("#signup[data-registered='withdrawn']")
     assert "You withdrew" in view.inner_text("#signup-status")
     assert view.is_hidden("#signup-join") and view.is_hidden("#signup-leave")
+
+
+def test_tv_follows_a_live_table_and_switches_when_it_ends(
+    server: LiveServer, browser: Any, axe: str
+) -> None:
+    """Two live tables: the TV shows one (its replay following live, in a frame) and keeps it
+    while it is live; when it ends the TV moves to the other one by itself."""
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    page = context.new_page()
+    page.kind = "desktop"
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            token = _player(http, "ada")
+            for gid in ("tv-a", "tv-b"):
+                _game(http, token, ["ada", *HOUSE[:3]], gid, 600)
+                wait_for(lambda g=gid: _status(http, g) == "live", f"{gid} to start")
+            page.goto(f"{server.url}/tv?lang=tr")
+            page.wait_for_function("!!document.getElementById('tv').dataset.game")
+            shown = page.evaluate("document.getElementById('tv').dataset.game")
+            assert shown in ("tv-a", "tv-b")
+            frame = page.frame_locator("#tv-frame")
+            frame.locator("#btn-follow[aria-pressed=true]").wait_for(timeout=15_000)
+            assert page.get_attribute("#tv-open", "href") == f"/games/{shown}"
+            check(page, axe, "tv-live")
+            _play_out(http, token, shown)
+            other = "tv-b" if shown == "tv-a" else "tv-a"
+            page.wait_for_function(
+                "g => document.getElementById('tv').dataset.game === g", arg=other, timeout=30_000
+            )
+            assert page.get_attribute("#tv-open", "href") == f"/games/{other}"
+        assert not errors, errors
+    finally:
+        context.close()
