@@ -267,6 +267,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "withdrew": ("Bu turnuvadan çekildiniz.", "You withdrew from this tournament."),
     "table_ready": ("Masanız hazır", "Your table is ready"),
     "tricks": ("Löveler", "Tricks"),
+    "show_all_scores": ("Tüm ellerin puanını göster", "Show every deal's score"),
     "autoplay": ("Oynat", "Play"),
     "pause": ("Duraklat", "Pause"),
     "speed": ("Hız", "Speed"),

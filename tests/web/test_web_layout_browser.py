@@ -258,6 +258,19 @@ def test_replay_trick_list_autoplay_pov_and_chart(site: Site, view: Any, axe: st
     view.wait_for_selector("#trick-list .trick-btn")
     tricks = view.locator("#trick-list .trick-btn")
     assert tricks.count() == 13
+    # The deal table hides what is ahead: deal 1's scores show, deal 2's on do not, nor the
+    # result, until the reader asks for them.
+    ahead = view.evaluate(
+        "[...document.querySelectorAll('#deal-table tbody tr')]"
+        ".map(r => r.classList.contains('ahead'))"
+    )
+    assert ahead[0] is False and all(ahead[1:])
+    assert view.is_hidden("#final-result")
+    view.click("#btn-spoilers")
+    assert view.locator("#deal-table tr.ahead").count() == 0
+    assert view.is_visible("#final-result")
+    view.click("#btn-spoilers")
+    assert view.is_hidden("#final-result")
     assert view.locator("#trick-list .card").count() == 0  # nothing ahead is shown
     tricks.nth(4).click()
     assert view.evaluate("document.body.dataset.card") == "20"

@@ -274,6 +274,22 @@
     }
   }
 
+  /* A finished game's deal table: the scores of deals not yet played out at the position
+     shown, the totals and the result stay hidden (no spoiler) until the end is reached or
+     the reader asks for them all. */
+  var revealAll = false;
+  function hideAhead(ps) {
+    if (data.status !== "over") { return; }
+    var done = k >= ps.length ? di + 1 : di; /* deal entries fully shown */
+    document.querySelectorAll("#deal-table tbody tr[data-row]").forEach(function (row) {
+      row.classList.toggle("ahead", !revealAll && parseInt(row.dataset.row, 10) > done);
+    });
+    var end = revealAll || atEnd();
+    var foot = document.getElementById("deal-totals"), res = document.getElementById("final-result");
+    if (foot) { foot.classList.toggle("ahead", !end); }
+    if (res) { res.hidden = !end; }
+  }
+
   /* --- autoplay ------------------------------------------------------------------------ */
   function speed() { return parseFloat(document.getElementById("speed").value) || 1; }
   function stop() {
@@ -345,6 +361,7 @@
     });
     renderChart();
     renderTrickList(d, ps);
+    hideAhead(ps);
     document.body.dataset.deal = String(di + 1);
     document.body.dataset.card = String(k);
     document.body.dataset.pov = pov === null ? "" : String(pov);
@@ -451,6 +468,14 @@
     render();
   };
   document.getElementById("btn-play").onclick = togglePlay;
+  var spoil = document.getElementById("btn-spoilers");
+  if (spoil) {
+    spoil.onclick = function () {
+      revealAll = !revealAll;
+      spoil.setAttribute("aria-pressed", revealAll ? "true" : "false");
+      render();
+    };
+  }
   document.getElementById("speed").onchange = function () { if (timer) { startPlay(); } };
   document.getElementById("btn-copy").onclick = function () {
     var inp = document.getElementById("share-link");
