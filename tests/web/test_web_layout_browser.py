@@ -427,3 +427,44 @@ def test_tv_follows_a_live_table_and_switches_when_it_ends(
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [1024, 1920])
+def test_wide_screens_neither_clip_nor_wrap_ids(site: Site, browser: Any, width: int) -> None:
+    """From 1024 to 1920 px the home page, a tournament and a replay fit: no sideways
+    scrolling, no clipped table or cell, and every game id on one line."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        for name, path, ready in (
+            ("home", "/?lang=tr", "#games"),
+            ("tournament", "/tournaments/cup?lang=tr", "#standings"),
+            ("replay", "/games/fin?deal=2&card=9&lang=tr", "#trick .card"),
+        ):
+            page.goto(site.url + path)
+            page.wait_for_selector(ready)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            shot = ARTIFACTS / f"{name}-{width}.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot: {shot}")
+            width_now = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert width_now[0] <= width_now[1], (name, width_now)
+            clipped = page.evaluate(
+                """() => [...document.querySelectorAll('table, th, td, .scroll-x')]
+                     .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+                     .map(e => e.tagName + ': ' + e.textContent.trim().slice(0, 40))"""
+            )
+            assert clipped == [], (name, width, clipped)
+            # A text on more than one line has line boxes at more than one height.
+            wrapped = page.evaluate(
+                """() => [...document.querySelectorAll('.gid, table.list th')]
+                     .filter(e => e.getClientRects().length)
+                     .filter(e => { const r = document.createRange(); r.selectNodeContents(e);
+                                    const tops = new Set([...r.getClientRects()]
+                                      .map(b => Math.round(b.top)));
+                                    return tops.size > 1; })
+                     .map(e => e.textContent.trim())"""
+            )
+            assert wrapped == [], (name, width, wrapped)
+    finally:
+        context.close()
