@@ -325,6 +325,11 @@ def test_replay_trick_list_autoplay_pov_and_chart(site: Site, view: Any, axe: st
         assert view.locator(f"#seat-{other} .hand .card").count() == 0
         assert "Face down" in view.inner_text(f"#seat-{other}")
     assert "seat=2" in view.input_value("#share-link")
+    # The table turns: the chosen seat sits at the bottom.
+    tops = view.evaluate(
+        "[0, 1, 2, 3].map(s => document.getElementById('seat-' + s).getBoundingClientRect().top)"
+    )
+    assert tops[2] == max(tops) and tops[2] > tops[0], tops
     check(view, axe, "replay-features")
     assert not view.js_errors, view.js_errors
 

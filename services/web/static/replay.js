@@ -365,6 +365,8 @@
     document.body.dataset.deal = String(di + 1);
     document.body.dataset.card = String(k);
     document.body.dataset.pov = pov === null ? "" : String(pov);
+    var felt = document.getElementById("table");
+    for (var q = 1; q < 4; q++) { felt.classList.toggle("pov-" + q, pov === q); }
     document.dispatchEvent(new CustomEvent("king:replay-position", {
       detail: { deal: di + 1, card: k, dealData: d, data: data, pov: pov, live: data.status === "live" }
     }));
