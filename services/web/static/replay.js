@@ -247,7 +247,8 @@
     var list = document.getElementById("trick-list");
     list.textContent = "";
     var reached = k === 0 ? -1 : Math.floor((k - 1) / 4);
-    var total = d.redeal ? 0 : (d.live ? (d.tricks || []).length : 13);
+    /* a deal can end early (Rıfkı, the last heart, a King): its own trick count, as "Trick n / N" */
+    var total = d.redeal ? 0 : (d.tricks || []).length;
     for (var t = 0; t < total; t++) {
       var li = K.el("li");
       var b = K.el("button", "trick-btn");
