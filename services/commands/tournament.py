@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
@@ -383,11 +384,15 @@ def _print_result(
     out.print(f"Audited {len(audits)} games (hash chain, seed, hands, replay): {verdict}.")
     db = "" if url.endswith("var/king.db") else f" --db '{url}'"
     first = state.results[0].game_id if state.results else "GAME_ID"
+    page = f"http://127.0.0.1:8000/tournaments/{quote(created.tournament_id, safe='')}"
     out.print(
-        "Watch the replays: run [bold]king serve"
-        + db
-        + f"[/] and open http://127.0.0.1:8000/ — or export one: "
-        f"[bold]king record export{db} {first}[/]"
+        f"Export a game's record: [bold]king record export{db} {first}[/]",
+        highlight=False,
+        soft_wrap=True,
+    )
+    # The last line: where to watch it (the tournament's page links every table's replay).
+    out.print(
+        f"Watch it: run [bold]king serve{db}[/] and open {page}", highlight=False, soft_wrap=True
     )
 
 

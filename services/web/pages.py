@@ -25,7 +25,9 @@ from services.web.i18n import (
     pick_lang,
     words,
 )
+from services.web.lists import STATUSES, list_games
 from services.web.tables import describe, index_statuses, live_line, results_of
+from services.web.tv import ranked
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
 
 log = get_logger("king.web")
@@ -38,6 +40,8 @@ except ImportError:  # pragma: no cover
 
 Req = Request[Any, Any, Any]
 LEADERBOARD_GAMES = 100
+TV_TABLES = 50  # live tables the TV page weighs
+HOME_GAMES = 100  # games listed on the home page (the filters narrow them down)
 # Finished games' replay audits kept, by (game, version, head hash). The hash chain is checked
 # afresh on every page (one read of the stream): rows changed in place fail it at once.
 AUDITS_KEPT = 256
@@ -109,6 +113,29 @@ async def _game(services: Any, game_id: str) -> tuple[str, GameState | None]:
     # The index is marked over just after the last event: a page reading in between must
     # still see the end (the live page fetches the audit only when it sees "over").
     return ("over" if state.phase is Phase.OVER else info.status), state
+
+
+def _result(state: GameState) -> dict[str, Any] | None:
+    """A finished game's result for the play page: each seat's total and ladder points, the
+    winners first (all public once the game is over)."""
+    result = state.result
+    if result is None:
+        return None
+    rows: list[dict[str, Any]] = [
+        {
+            "seat": seat,
+            "player": player,
+            "total": state.totals[seat],
+            "ladder": _points(Fraction(result.ladder_points[seat])),
+            "winner": seat in result.winners,
+        }
+        for seat, player in enumerate(state.players)
+    ]
+    rows.sort(key=lambda r: (-r["total"], r["seat"]))
+    return {
+        "winners": [state.players[w] for w in result.winners],
+        "rows": rows,
+    }
 
 
 def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:
@@ -207,31 +234,6 @@ def _keep_audit(key: tuple[object, ...], audit: dict[str, object]) -> None:
         _AUDITS.popitem(last=False)
 
 
-def _tournaments(services: Any) -> list[dict[str, Any]]:
-    if TournamentRunner is None:
-        return []
-    runner = TournamentRunner(services.store, services.repo)
-    out = []
-    for tid in runner.tournament_ids()[:50]:
-        try:
-            st = runner.load(tid)
-        except Exception:  # a tournament that does not load is left out of the list
-            continue
-        c = st.created
-        out.append(
-            {
-                "id": tid,
-                "name": c.name if c else tid,
-                "format": c.format if c else "",
-                "rounds": c.rounds if c else 0,
-                "played": len(st.rounds),
-                "players": len(st.players),
-                "finished": st.finished is not None,
-            }
-        )
-    return out
-
-
 def _round_tables(services: Any, state: Any) -> list[dict[str, Any]]:
     """Every round's tables (blocking). A recorded result settles a table; the others take
     their status from the games index in one query, and the live ones (within a time budget)
@@ -289,22 +291,33 @@ class WebController(Controller):
 
     @get("/", name="web-home")
     async def home(self, request: Req, services: ServicesDep) -> Template:
-        games = services.games
-        live = await games.list_games("live", None, 50)
-        over = await games.list_games("over", None, 50)
-        created = await games.list_games("created", None, 20)
-        board_ids = [i.id for i in await games.list_games("over", None, LEADERBOARD_GAMES)]
-        board = await asyncio.to_thread(_leaderboard, services, board_ids)
-        tournaments = await asyncio.to_thread(_tournaments, services)
+        """Every game (the service's tables and the tournament runner's games alike) and every
+        tournament, with filters: `?status=live|over|created`, `?player=`, `?tournament=`."""
+        q = request.query_params
+        status = q.get("status") if q.get("status") in STATUSES else None
+        player = (q.get("player") or "").strip()[:200] or None
+        tournament = (q.get("tournament") or "").strip()[:200] or None
+        listing = await asyncio.to_thread(
+            list_games,
+            services.store,
+            services.repo,
+            services.games.read_engine,
+            status=status,
+            player=player,
+            tournament=tournament,
+            limit=HOME_GAMES,
+            recent=LEADERBOARD_GAMES,
+        )
+        board = await asyncio.to_thread(_leaderboard, services, listing.recent_over)
         return _page(
             request,
             "home.html",
             {
-                "live": live,
-                "over": over,
-                "created": created,
+                "listing": listing,
+                "filters": {"status": status, "player": player, "tournament": tournament},
+                "filtered": bool(status or player or tournament),
                 "board": board,
-                "tournaments": tournaments,
+                "tournaments": listing.tournaments,
                 "has_tournaments": TournamentRunner is not None,
             },
         )
@@ -340,6 +353,8 @@ class WebController(Controller):
                 "audit": audit,
                 "log_entry": log_entry,
                 "contracts": contract_names(),
+                # the TV page shows the replay in a frame, without the page's header and lists
+                "body_class": "tv-mode" if request.query_params.get("tv") == "1" else "",
             },
         )
 
@@ -407,25 +422,98 @@ class WebController(Controller):
                 "rows": rows,
                 "rounds": list(reversed(rounds)),
                 "current_round": state.current_round,
+                "contracts": contract_names(),
             },
         )
 
     @get("/play/{game_id:str}", name="web-play")
-    async def play(self, request: Req, game_id: FromPath[str], services: ServicesDep) -> Template:
+    async def play(
+        self,
+        request: Req,
+        game_id: FromPath[str],
+        services: ServicesDep,
+        part: FromQuery[Literal["result"] | None] = None,
+    ) -> Template:
+        """The play page; a finished game's page shows its result (winners, totals, ladder
+        points, links to the replay and the audit) to anyone. `?part=result` gives that panel
+        alone, which the page's script fetches when the game ends under the player's eyes."""
         try:
-            info = await services.games.info(game_id)
+            status, state = await _game(services, game_id)
         except GameNotFound:
             return _not_found(request, "game")
-        return _page(
-            request,
-            "play.html",
-            {
-                "game_id": game_id,
-                "seats": list(info.seats),
-                "status": info.status,
-                "contracts": contract_names(),
-            },
+        except GameFailed:
+            status, state = "failed", None
+        try:  # a game the tournament runner played outside the service is not indexed
+            info = await services.games.info(game_id)
+            seats, deals = list(info.seats), info.rules.get("deals")
+        except GameNotFound:
+            seats = list(state.players) if state is not None else []
+            deals = None
+        if state is not None:
+            deals = state.rules.deals
+        result = _result(state) if state is not None and state.phase is Phase.OVER else None
+        context = {
+            "game_id": game_id,
+            "seats": seats,
+            "status": status,
+            "result": result,
+            "deal_count": int(deals) if isinstance(deals, int) and deals > 0 else None,
+            "contracts": contract_names(),
+        }
+        if part == "result":
+            return _page(request, "_play_result.html", context, status=200 if result else 404)
+        return _page(request, "play.html", context)
+
+    @get("/tv", name="web-tv")
+    async def tv(self, request: Req, services: ServicesDep) -> Template:
+        """The live table most worth watching, of the whole service; switches when it ends."""
+        return _page(request, "tv.html", {"tid": None, "name": None, "contracts": {}})
+
+    @get("/tournaments/{tournament_id:str}/tv", name="web-tournament-tv")
+    async def tournament_tv(
+        self, request: Req, tournament_id: FromPath[str], services: ServicesDep
+    ) -> Template:
+        """The same for one tournament's tables."""
+        if TournamentRunner is None:
+            return _not_found(request, "tournament")
+        runner = TournamentRunner(services.store, services.repo)
+        try:
+            state = await asyncio.to_thread(runner.load, tournament_id)
+        except TournamentNotFound:
+            return _not_found(request, "tournament")
+        name = state.created.name if state.created else tournament_id
+        return _page(request, "tv.html", {"tid": tournament_id, "name": name, "contracts": {}})
+
+    @get("/tv.json", name="web-tv-data")
+    async def tv_data(self, request: Req, services: ServicesDep) -> dict[str, Any]:
+        """The live tables (of `?tournament=`, else all), most interesting first (public)."""
+        tournament = (request.query_params.get("tournament") or "").strip()[:200] or None
+        listing = await asyncio.to_thread(
+            list_games,
+            services.store,
+            services.repo,
+            services.games.read_engine,
+            status="live",
+            tournament=tournament,
+            limit=TV_TABLES,
+            recent=0,
         )
+        ids = [g.id for g in listing.games]
+        states = await asyncio.to_thread(describe, services.repo, ids, LIVE_TABLES_BUDGET_S)
+        latest = await asyncio.to_thread(
+            list_games,
+            services.store,
+            services.repo,
+            services.games.read_engine,
+            status="over",
+            tournament=tournament,
+            limit=1,
+            recent=0,
+        )
+        return {
+            "tables": ranked(states),
+            "latest_over": latest.games[0].id if latest.games else None,
+        }
 
     @get("/invitations", name="web-invitations")
     async def invitations(self, request: Req) -> Template:

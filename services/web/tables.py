@@ -15,11 +15,12 @@ import orjson
 from sqlalchemy import Engine, select
 from sqlmodel import Session, col
 
+from domain.cards import card_name
 from domain.game import GameState, Phase
 from domain.results import points_from_json
 from domain.view import public_view
 from services.db.models import GameRow, GameStreamRow
-from services.web.i18n import contract_name
+from services.web.i18n import card_label, card_text, contract_name
 from tournament.games import GameFailed, GameNotFound, GameRepository
 
 TRICKS_PER_DEAL = 13
@@ -81,7 +82,25 @@ def live_line(state: GameState) -> dict[str, Any]:
     """What a tournament page says about a table in play (public view only)."""
     view = public_view(state)
     contract = view.contract.value if view.contract else None
+    # The trick in play: cards on the table, public to everyone watching (never a hand).
+    trick: list[dict[str, str]] = []
+    last = view.tricks[-1] if view.tricks else None
+    if last is not None and last.winner is None:
+        for j, c in enumerate(last.cards):
+            name = card_name(c)
+            trick.append(
+                {
+                    "player": view.players[(last.leader + j) % 4],
+                    "card": name,
+                    "suit": name[1],
+                    "text": card_text(name),
+                    "label_tr": card_label(name, "tr"),
+                    "label_en": card_label(name, "en"),
+                }
+            )
     return {
+        "version": state.version,
+        "trick": trick,
         "deal": view.deal_no,
         "deals": state.rules.deals,
         "contract_name": contract_name(contract) if contract else None,

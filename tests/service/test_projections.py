@@ -243,9 +243,15 @@ def test_a_corrupted_game_fails_on_its_own_pages_and_nowhere_else(
             assert "does not load" in r.json()["detail"] and "Traceback" not in r.text
         audit = client.get("/api/v1/games/done-1/audit", headers=ADMIN_HEADERS)
         assert audit.status_code == 200 and audit.json()["ok"] is False
+        play = client.get("/play/done-1?lang=en")  # its play page says nothing it cannot
+        assert play.status_code == 200 and "Traceback" not in play.text
+        assert 'id="result"' not in play.text
         for path in (
             "/",
             "/?lang=en",
+            "/?status=over&player=ada",
+            "/tv",
+            "/tv.json",
             "/api/v1/games",
             "/api/v1/games?status=over",
             "/api/v1/games?player=ada",

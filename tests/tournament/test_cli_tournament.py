@@ -180,6 +180,15 @@ def test_a_swiss_has_no_schedule_line(tmp_path: Path) -> None:
     assert status == 0 and json.loads(out)["schedule"] is None
 
 
+def test_the_last_line_links_the_tournaments_page(tmp_path: Path) -> None:
+    """The demo's last line says where to watch: the tournament's page, whole on one line."""
+    status, out, _ = run(tmp_path / "w.db", "w-1", "random*4", "--rounds", "1")
+    last = out.strip().splitlines()[-1]
+    assert status == 0
+    assert last.startswith("Watch it: run king serve --db ")
+    assert last.endswith(" and open http://127.0.0.1:8000/tournaments/w-1"), last
+
+
 def exported_pairings(url: str, tid: str) -> list[dict[str, Any]]:
     """The rounds as GET /api/v1/tournaments/{id}/pairings exports them: tables, byes, the
     pairing and the king-pairing/1 input, each input taken from the events before its round."""

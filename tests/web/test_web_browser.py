@@ -141,7 +141,14 @@ def test_live_game_page_follows_the_stream(server: LiveServer, page: Any) -> Non
         # A deal that ended (a rifki deal can end within these six turns) is public, hands
         # and all, and its cards are the same 52 names: what must not show is the live deal's.
         html = page.content()
-        data = json.loads(page.evaluate("document.getElementById('replay-data').textContent"))
+        # The data the page holds now (refreshed from replay.json as the game moved): the
+        # embedded element is the data of the page's first render, and a deal that ended since
+        # (a rifki deal can end within these six turns) would put the old deal's cards, played
+        # there, beside the new deal's hands.
+        # The wait above saw the page at the public position, so this data is of the live deal.
+        data = page.evaluate("window.KingReplay.data()")
+        first = json.loads(page.evaluate("document.getElementById('replay-data').textContent"))
+        assert data["version"] >= first["version"]
         state = services_of(server.app).repo.load("live")
         from domain.cards import card_name, cards_of
 

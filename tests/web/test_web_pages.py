@@ -172,10 +172,13 @@ def test_tournament_page_shows_standings_and_rounds(client: TestClient[Any]) -> 
         rules=Rules.from_dict({"mode": "short12"}),
     )
     runner.run("cup")
-    for lang, word in (("tr", "Puan durumu"), ("en", "Standings")):
+    for lang, word, fmt in (
+        ("tr", "Puan durumu", "Biçim: <strong>İsviçre sistemi</strong>"),
+        ("en", "Standings", "Format: <strong>Swiss</strong>"),
+    ):
         r = client.get(f"/tournaments/cup?lang={lang}")
         assert r.status_code == 200, r.text
-        assert word in r.text and "random-1" in r.text
+        assert word in r.text and "random-1" in r.text and fmt in r.text
     state = runner.load("cup")
     game_id = state.round_games[0][0]["game_id"]
     assert f"/games/{game_id}" in client.get("/tournaments/cup").text
@@ -204,6 +207,45 @@ def test_tournament_live_part_follows_the_stream_state(client: TestClient[Any]) 
     assert r.status_code == 400, r.text
 
 
+def _game_rows(html: str) -> list[str]:
+    """The game ids of the home page's games table, in order."""
+    table = html.split('id="games"', 1)[1].split("</table>", 1)[0] if 'id="games"' in html else ""
+    return re.findall(r'<tr class="status-\w+" data-game="([^"]+)"', table)
+
+
+def test_home_lists_runner_games_with_filters(client: TestClient[Any], ada: str) -> None:
+    """The games `king tournament run` plays outside the service are on the home page beside
+    the service's own tables, and the status, player and tournament filters narrow the list."""
+    from domain.rules import Rules
+    from tournament.runner import TournamentRunner, parse_players
+
+    services = services_of(client.app)
+    runner = TournamentRunner(services.store, services.repo)
+    runner.create(
+        "cup9",
+        parse_players("random*4"),
+        name="Dokuz",
+        format="swiss",
+        rounds=1,
+        rules=Rules.from_dict({"mode": "short12"}),
+    )
+    runner.run("cup9")
+    cup_game = str(runner.load("cup9").round_games[0][0]["game_id"])
+    new_game(client, ada, HOUSE, "own-1")
+    wait_over(client, "own-1")
+    services.games.catch_up()
+    home = client.get("/?lang=en").text
+    assert set(_game_rows(home)) == {cup_game, "own-1"}
+    assert 'href="/tournaments/cup9">Dokuz</a>' in home
+    assert "Swiss" in home and "İsviçre sistemi" in client.get("/?lang=tr").text
+    assert _game_rows(client.get("/?tournament=cup9").text) == [cup_game]
+    assert _game_rows(client.get("/?player=random-1").text) == [cup_game]
+    assert _game_rows(client.get("/?status=over").text) != []
+    live = client.get("/?status=live&lang=en").text
+    assert _game_rows(live) == [] and "No game matches these filters." in live
+    assert client.get("/?status=bogus&player=" + "x" * 500).status_code == 200
+
+
 def _paired_cup(client: TestClient[Any], tid: str) -> tuple[Any, str]:
     """A one-round Swiss of four random house bots, created by a runner outside the service
     and paired: the runner and the game id of its one table."""
@@ -225,7 +267,7 @@ def _paired_cup(client: TestClient[Any], tid: str) -> tuple[Any, str]:
 
 def _cells(html: str, game_id: str) -> str:
     """The text of the tournament page's row for `game_id` (tags dropped, spaces squeezed)."""
-    rows = [r for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
+    rows = [r.split("</tr>")[0] for r in html.split("<tr") if f'href="/games/{game_id}"' in r]
     assert rows, f"no row for {game_id}"
     return " ".join(re.sub(r"<[^>]+>", " ", rows[0]).split())
 
@@ -260,7 +302,15 @@ def test_tournament_page_describes_a_live_runner_table(client: TestClient[Any]) 
     assert state.deal is not None
     running = [t + d for t, d in zip(state.totals, deal_scores(state.deal), strict=True)]
     assert " / ".join(map(str, running)) in row
-    # Nothing of a hand: the page names no card at all.
+    # The trick in play: its one card on the table (public), and nothing of a hand.
+    from domain.cards import card_name
+    from domain.view import public_view
+    from services.web.i18n import card_text
+
+    begun = public_view(state).tricks[-1]
+    assert begun.winner is None and len(begun.cards) == 1
+    shown = card_text(card_name(begun.cards[0]))
+    assert html.count('class="card mini-card') == 1 and shown in row
     assert "data-card" not in html and not re.search(r'"[2-9TJQKA][SHDC]"', html)
 
 
@@ -400,3 +450,55 @@ def test_invitations_page_and_the_play_pages_panel(client: TestClient[Any], ada:
     for name in ("invitations.js", "invitations_page.js"):
         got = client.get(f"/static/{name}")
         assert got.status_code == 200 and "javascript" in got.headers["content-type"]
+
+
+def test_a_finished_games_play_page_shows_the_result(client: TestClient[Any], ada: str) -> None:
+    new_game(client, ada, HOUSE, "done-r")
+    wait_over(client, "done-r")
+    state = services_of(client.app).repo.load("done-r")
+    assert state.result is not None
+    for lang, word in (("en", "Winners"), ("tr", "Kazanan")):
+        html = client.get(f"/play/done-r?lang={lang}").text
+        assert 'id="result"' in html and word in html
+        assert 'href="/games/done-r#h-audit"' in html and 'href="/games/done-r"' in html
+    # The panel alone, for the script of a page that watched the game end.
+    part = client.get("/play/done-r?part=result&lang=en")
+    assert part.status_code == 200 and part.text.lstrip().startswith('<section id="result"')
+    for seat, player in enumerate(state.players):
+        assert player in part.text and str(state.totals[seat]) in part.text
+    assert embedded(client.get("/play/done-r").text, "play-data")["deal_count"] == 12
+    new_game(client, ada, ["ada", *HOUSE[:3]], "going")
+    wait_for(lambda: client.get("/api/v1/games/going").json()["game"]["status"] == "live", "go")
+    assert client.get("/play/going?part=result").status_code == 404
+    assert 'id="result"' not in client.get("/play/going").text
+
+
+def test_tv_pages_and_their_data(client: TestClient[Any], ada: str) -> None:
+    new_game(client, ada, ["ada", *HOUSE[:3]], "tv-1")
+    wait_for(lambda: client.get("/api/v1/games/tv-1").json()["game"]["status"] == "live", "go")
+    for lang in ("tr", "en"):
+        assert client.get(f"/tv?lang={lang}").status_code == 200
+    data = client.get("/tv.json").json()
+    tables = data["tables"]
+    assert [t["game_id"] for t in tables] == ["tv-1"]
+    first = tables[0]
+    assert first["players"][0] == "ada" and len(first["totals"]) == 4
+    assert first["gap"] == max(first["totals"]) - sorted(first["totals"])[-2]
+    assert client.get("/tv.json?tournament=nope").json()["tables"] == []
+    assert client.get("/tournaments/nope/tv").status_code == 404
+    # No hand in the TV's data: only public fields.
+    assert "hand" not in json.dumps(data)
+
+
+def test_the_tournament_page_offers_sign_up_until_it_is_over(client: TestClient[Any]) -> None:
+    r = client.post(
+        "/api/v1/tournaments",
+        json={"id": "open", "format": "swiss", "rules": {"mode": "short12"},
+              "players": [{"strategy": "random"}] * 4},
+        headers=ADMIN_HEADERS,
+    )  # fmt: skip
+    assert r.status_code == 201, r.text
+    html = client.get("/tournaments/open?lang=en").text
+    assert 'id="signup"' in html and "/static/signup.js" in html
+    assert 'href="/tournaments/open/tv"' in html
+    assert client.get("/tournaments/open/tv?lang=tr").status_code == 200

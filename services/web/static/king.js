@@ -68,6 +68,7 @@
       return body.then(function (b) { return { ok: r.ok, status: r.status, body: b }; });
     });
   }
-  window.King = { I: I, t: I.t, text: text, label: label, card: card, back: back,
+  function suit(s) { return SYM[s] || s; }
+  window.King = { I: I, t: I.t, text: text, suit: suit, label: label, card: card, back: back,
                   sortHand: sortHand, contractName: contractName, el: el, api: api };
 })();

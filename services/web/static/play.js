@@ -1,6 +1,10 @@
 /* Play in the browser: the token stays in sessionStorage and goes to the JSON API as Bearer.
    Only this seat's view is ever fetched (GET /seats/{seat}); the seat's NDJSON stream wakes a
-   refresh, with a slow poll as a safety net. */
+   refresh, with a slow poll as a safety net; a dropped stream is reopened (backing off from 1 s
+   to 30 s, "reconnecting" shown meanwhile) and the seat's view re-read at once when it is back.
+   Your turn: a banner in your seat, ▶ in the tab's title and, if the "Sound" box is ticked
+   (remembered in localStorage, off by default), a short tone. When the game ends the result
+   panel (`/play/{id}?part=result`) replaces the table's middle. */
 (function () {
   "use strict";
   var K = window.King, T = K.t;
@@ -9,7 +13,9 @@
   var KEY = "king_token";
   var token = sessionStorage.getItem(KEY);
   var seat = null, me = null, state = null, deadline = null, busy = false;
-  var streamGen = 0, pending = null;
+  var streamGen = 0, pending = null, retryMs = 1000, wasMyTurn = false;
+  var resultShown = page.status === "over"; /* the server rendered it */
+  var SOUND = "king_sound", baseTitle = document.title;
 
   function api(path, opts) { return K.api(token, path, opts); }
   function showError(p) {
@@ -61,6 +67,10 @@
     });
   }
   function schedule() { if (!pending) { pending = setTimeout(function () { pending = null; refresh(); }, 80); } }
+  function linkState(up) {
+    document.getElementById("link-state").textContent = up ? "" : "· " + T.reconnecting;
+    document.body.dataset.stream = up ? "up" : "down";
+  }
   function follow() {
     var gen = ++streamGen;
     var after = state ? state.version : 0;
@@ -68,6 +78,9 @@
           { headers: { authorization: "Bearer " + token, accept: "application/x-ndjson" } })
       .then(function (r) {
         if (!r.ok || !r.body) { throw new Error("stream " + r.status); }
+        if (retryMs > 1000 || document.body.dataset.stream === "down") { refresh(); }
+        retryMs = 1000;
+        linkState(true);
         var reader = r.body.getReader(), dec = new TextDecoder(), buf = "";
         function pump() {
           return reader.read().then(function (x) {
@@ -83,8 +96,36 @@
       })
       .catch(function () {})
       .then(function () {
-        if (gen === streamGen && !(state && state.phase === "over")) { setTimeout(follow, 1000); }
+        if (gen !== streamGen || (state && state.phase === "over")) { return; }
+        linkState(false);
+        setTimeout(function () { if (gen === streamGen) { follow(); } }, retryMs);
+        retryMs = Math.min(30000, retryMs * 2);
       });
+  }
+  window.addEventListener("online", function () { if (seat !== null && seat >= 0) { retryMs = 1000; follow(); } });
+  function beep() {
+    var AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC || localStorage.getItem(SOUND) !== "1") { return; }
+    try {
+      var ac = new AC(), o = ac.createOscillator(), g = ac.createGain();
+      o.frequency.value = 660; g.gain.value = 0.08;
+      o.connect(g); g.connect(ac.destination);
+      o.start(); o.stop(ac.currentTime + 0.18);
+      o.onended = function () { ac.close(); };
+    } catch (e) { /* no sound: the banner and the title still say it */ }
+  }
+  function showResult() {
+    if (resultShown) { return; }
+    resultShown = true;
+    fetch("/play/" + gid + "?part=result&lang=" + encodeURIComponent(K.I.lang))
+      .then(function (r) { return r.ok ? r.text() : ""; })
+      .then(function (html) {
+        if (!html) { resultShown = false; return; }
+        var box = document.getElementById("result-box");
+        box.innerHTML = html;
+        box.scrollIntoView({ block: "nearest" });
+      })
+      .catch(function () { resultShown = false; });
   }
   function tick() {
     var box = document.getElementById("clock");
@@ -131,11 +172,23 @@
     document.body.dataset.version = String(version);
     document.body.dataset.phase = view.phase;
     document.body.dataset.myTurn = myTurn ? "1" : "0";
-    document.getElementById("deal-no").textContent = String(view.deal);
+    /* A finished game's view counts one deal past the last: say the game is over instead. */
+    document.getElementById("deal-no").textContent = view.phase === "over" ? "—" :
+      String(page.deal_count ? Math.min(view.deal, page.deal_count) : view.deal) +
+      (page.deal_count ? " / " + page.deal_count : "");
     document.getElementById("contract").textContent = view.contract ? K.contractName(view.contract) : "…";
     document.getElementById("declarer").textContent = view.declarer !== null ? view.players[view.declarer] : "";
     var st = document.getElementById("status");
-    if (view.phase === "over") { st.textContent = T.game_over; }
+    var cue = document.getElementById("turn-cue");
+    cue.hidden = !myTurn || view.phase === "over";
+    cue.textContent = "▶ " + T.your_turn + (view.phase === "declaring" ? " — " + T.declare : "");
+    document.getElementById("game").classList.toggle("my-turn", myTurn && view.phase !== "over");
+    document.title = (myTurn && view.phase !== "over" ? "▶ " : "") + baseTitle;
+    if (myTurn && !wasMyTurn && view.phase !== "over") { beep(); }
+    wasMyTurn = myTurn;
+    /* Over: no hand left to hold (the pinned panel on a phone would be an empty box). */
+    document.getElementById("myhand").hidden = view.phase === "over";
+    if (view.phase === "over") { st.textContent = T.game_over; showResult(); }
     else if (myTurn) { st.textContent = "▶ " + T.your_turn + (view.phase === "declaring" ? " — " + T.declare : ""); }
     else if (view.to_move !== null) { st.textContent = T.waiting_for + ": " + view.players[view.to_move]; }
     else { st.textContent = ""; }
@@ -211,6 +264,9 @@
     showError(null);
     start();
   };
+  var snd = document.getElementById("sound");
+  snd.checked = localStorage.getItem(SOUND) === "1";
+  snd.onchange = function () { localStorage.setItem(SOUND, snd.checked ? "1" : "0"); if (snd.checked) { beep(); } };
   document.getElementById("signout").onclick = function () {
     sessionStorage.removeItem(KEY); token = null; streamGen++; location.reload();
   };

@@ -3,7 +3,10 @@
    and swaps in only what changed (scroll position, opened rounds and unchanged elements stay).
    The stream has no event per card, so while any table is unfinished the parts are re-fetched
    every 5 s (live lines, a table starting); if the stream drops, every 15 s until it is back
-   (it resumes from the last event id). Once the tournament is finished it stops. */
+   (it resumes from the last event id). Once the tournament is finished it stops.
+   Card by card: the page also follows the public game stream of up to 4 live tables shown in
+   open rounds; each of their events schedules the same re-fetch (still at most once a second),
+   so a live line, with the trick in play, moves as the cards fall. */
 (function () {
   "use strict";
   var root = document.getElementById("t-live");
@@ -18,6 +21,32 @@
   var es = null, streamUp = false, retryMs = 2000;
   var busy = false, again = false, last = 0, soon = null, poll = null, pollDue = 0, parked = false;
   var touched = {}; /* rounds the reader opened or closed: their state is theirs */
+  var TABLE_STREAMS = 4, tables = {}; /* game id -> EventSource of a live table followed */
+  var CARD_EVENTS = ["deal_started", "contract_declared", "card_played", "trick_taken",
+                     "deal_ended", "game_ended"];
+
+  /* Follow the live tables in open rounds (at most TABLE_STREAMS); drop the others. */
+  function followTables() {
+    if (!window.EventSource) { return; }
+    var want = {};
+    if (!finished()) {
+      var rows = document.querySelectorAll("#t-rounds details[open] tr.status-live[data-game]");
+      Array.prototype.slice.call(rows, 0, TABLE_STREAMS).forEach(function (r) {
+        want[r.dataset.game] = r.dataset.version || "0";
+      });
+    }
+    Object.keys(tables).forEach(function (g) {
+      if (!want[g]) { tables[g].close(); delete tables[g]; }
+    });
+    Object.keys(want).forEach(function (g) {
+      if (tables[g]) { return; }
+      /* from the version the row was drawn at: the table's past is already on the page */
+      var src = new EventSource("/api/v1/games/" + encodeURIComponent(g) + "/events?after=" + want[g]);
+      CARD_EVENTS.forEach(function (type) { src.addEventListener(type, function () { schedule(); }); });
+      tables[g] = src;
+    });
+    root.dataset.followedTables = String(Object.keys(tables).length);
+  }
 
   function finished() { return root.dataset.finished === "1"; }
 
@@ -68,6 +97,7 @@
     while (box.children.length > rounds.length) { box.removeChild(box.lastElementChild); }
     ["version", "finished", "playing"].forEach(function (k) { root.dataset[k] = fresh.dataset[k]; });
     window.scrollTo(x, y);
+    followTables();
   }
 
   /* The next timed refresh: 5 s while a table is unfinished, 15 s while the stream is down. */
@@ -116,6 +146,7 @@
 
   function stop() {
     closeStream();
+    Object.keys(tables).forEach(function (g) { tables[g].close(); delete tables[g]; });
     clearTimeout(poll); poll = null;
   }
 
@@ -128,4 +159,5 @@
   });
   connect();
   plan();
+  followTables();
 })();
