@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain.cards import card_name, cards_of
@@ -96,8 +96,11 @@ class Solved:
 class CardSolver(Protocol):
     """Values the legal cards of the seat to move in a position with every hand known."""
 
-    model: str
-    node_budget: int | None
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def node_budget(self) -> int | None: ...
 
     def __call__(self, st: DealState) -> Solved: ...
 
@@ -112,7 +115,8 @@ class ContractValues:
 class ContractEvaluator(Protocol):
     """Values each legal declaration of the declarer's view (`model` names how)."""
 
-    model: str
+    @property
+    def model(self) -> str: ...
 
     def __call__(self, view: SeatView) -> ContractValues: ...
 
@@ -213,7 +217,7 @@ class GameAnalysis:
     node_budget: int | None
     deals: tuple[DealAnalysis, ...]
     contract_model: str | None = None
-    pending: tuple[int, ...] = field(default=())  # deals not analysed: not ended
+    players: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -223,6 +227,7 @@ class GameAnalysis:
         return {
             "game_id": self.game_id,
             "version": ANALYSIS_VERSION,
+            "players": list(self.players),
             "model": self.model,
             "node_budget": self.node_budget,
             "contract_model": self.contract_model,
@@ -384,6 +389,7 @@ def analyse_game(
         node_budget=solver.node_budget,
         deals=tuple(analyse_deal(d, solver, evaluate, progress) for d in chosen),
         contract_model=evaluate.model if evaluate is not None else None,
+        players=tuple(occ[-1] for occ in state.occupants) or state.players,
     )
 
 
