@@ -18,11 +18,11 @@ skipped, whatever the caller asks, so an analysis never tells anything about a l
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from domain import solver
 from domain.cards import card_name, cards_of
 from domain.contracts import Contract
 from domain.deal import DealState, legal_mask, new_deal, play
@@ -408,17 +408,30 @@ def deal_not_ended(state: GameState, deal: int) -> str:
 # --- the solvers and evaluators the project has ---------------------------------------------
 
 
+EXACT_TRICKS = 5
+"""Positions with at most this many tricks left (the one in progress included) are always
+solved to the end, budget or not: a few hundredths of a second each (docs/ANALYSIS.md)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SolverAdapter:
-    """`CardSolver` over a `card_values(st, model=, node_budget=)` function (domain.solver)."""
+    """`CardSolver` over domain.solver's `card_values(st, model=, node_budget=)`.
 
-    card_values: Callable[..., Mapping[int, float]]
+    Without a node budget every value is exact. With one, a position with more than
+    EXACT_TRICKS tricks left is searched within the budget, and its values count as
+    estimates: the solver's answer does not say whether its deepening reached the end (it
+    often does in a late position, so `exact: false` means "not proven exact").
+    """
+
+    card_values: Callable[..., Mapping[int, float]] = solver.card_values
     model: str = "paranoid"
     node_budget: int | None = None
 
     def __call__(self, st: DealState) -> Solved:
+        if self.node_budget is None or 13 - st.tricks <= EXACT_TRICKS:
+            return Solved(self.card_values(st, model=self.model), True)
         values = self.card_values(st, model=self.model, node_budget=self.node_budget)
-        return Solved(values, self.node_budget is None)
+        return Solved(values, False)
 
 
 def action_key(action: Action) -> str:
@@ -439,16 +452,10 @@ class ActionValuesEvaluator:
         return ContractValues({action_key(a): v for a, v in self.evaluate(view).items()})
 
 
-class SolverMissing(AnalysisError):
-    """The open-hand solver (domain.solver) is not part of this installation."""
-
-
 def default_solver(model: str = "paranoid", node_budget: int | None = None) -> SolverAdapter:
-    """The project's open-hand solver, domain.solver (SolverMissing without it)."""
-    try:
-        solver = importlib.import_module("domain.solver")
-    except ImportError:
-        raise SolverMissing("the open-hand solver (domain.solver) is not installed") from None
+    """The project's open-hand solver (domain.solver); `node_budget` per position."""
+    if model not in solver.MODELS:
+        raise AnalysisError(f"unknown model {model!r} (one of {', '.join(solver.MODELS)})")
     return SolverAdapter(solver.card_values, model, node_budget)
 
 

@@ -6,9 +6,10 @@ deals that have ended are analysed. A table by default; --json prints the analys
 GET /api/v1/games/{id}/analysis. Exit 0 on success, 2 for a usage problem (no such game, a
 deal not ended, a malformed record).
 
-Open-hand solves of whole deals can be costly: --budget N caps the solver's nodes per position,
-and a value found within a budget that ran out is an estimate; the output says which values
-are exact.
+Open-hand solves of whole deals are costly: the solver's nodes per position are capped
+(--budget, default 20000; --exact for none), and a value searched within the budget counts as
+an estimate. The last five tricks of a deal are always solved exactly; the output says which
+values are exact (~ marks the others).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 from services.commands import COMMANDS
 from services.errors import UserError
+
+DEFAULT_BUDGET = 20_000  # about half a second a position (docs/ANALYSIS.md)
 
 
 def _positive(text: str) -> int:
@@ -43,12 +46,21 @@ def register(sub: Any) -> None:
     cmd.add_argument("game", metavar="GAME", help="a game id, or a king-record/1 file (- : stdin)")
     cmd.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     cmd.add_argument("--deal", type=_positive, default=None, metavar="N", help="only deal N")
-    cmd.add_argument(
+    how = cmd.add_mutually_exclusive_group()
+    how.add_argument(
         "--budget",
         type=_positive,
-        default=None,
+        default=DEFAULT_BUDGET,
         metavar="NODES",
-        help="the solver's node budget per position (default: none, every value exact)",
+        help=f"the solver's node budget per position (default {DEFAULT_BUDGET}); the last "
+        "five tricks are always solved exactly",
+    )
+    how.add_argument(
+        "--exact",
+        dest="budget",
+        action="store_const",
+        const=None,
+        help="no budget: every value exact (a whole deal can take hours)",
     )
     cmd.add_argument(
         "--no-declarations",
@@ -185,7 +197,7 @@ def print_table(out: dict[str, Any]) -> None:
     console = Console()
     players = out["players"]
     budget = out["node_budget"]
-    how = "exact" if out["exact"] else f"estimates where the budget of {budget} nodes ran out (~)"
+    how = "all exact" if out["exact"] else f"~: searched within {budget} nodes (an estimate)"
     console.print(
         f"[bold]{out['game_id']}[/bold] · card values: {out['model']} open-hand solve, {how}"
     )

@@ -20,6 +20,7 @@ from tests.service.helpers import create_game, create_player, wait_over
 from tests.tournament.analysis_helpers import RolloutSolver, game_until, played_game
 
 HOUSE = ["house:random", "house:heuristic", "house:random", "house:random"]
+REAL_SOLVER = analysis.default_solver
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +49,7 @@ def record_file(tmp_path: Path, doc: dict[str, Any], name: str = "game.json") ->
 def test_a_record_file_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     events = played_game("short12")
     path = record_file(tmp_path, to_record(replay(events)))
-    status, out, err = run(capsys, "analyse", path, "--json", "--no-progress")
+    status, out, err = run(capsys, "analyse", path, "--json", "--exact", "--no-progress")
     assert status == 0, err
     body = orjson.loads(out)
     assert set(body) >= {"game_id", "deals"}
@@ -78,6 +79,26 @@ def test_a_budget_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     )
     assert status == 0
     assert orjson.loads(out)["node_budget"] == 1000
+
+
+def test_the_real_solver_on_one_deal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(analysis, "default_solver", REAL_SOLVER)
+    events = played_game("short12")
+    path = record_file(tmp_path, to_record(replay(events)))
+    argv = ("analyse", path, "--deal", "1", "--budget", "200", "--no-progress")
+    status, out, err = run(capsys, *argv, "--json")
+    assert status == 0, err
+    body = orjson.loads(out)
+    assert body["model"] == "paranoid" and body["node_budget"] == 200
+    cards = body["deals"][0]["cards"]
+    assert len(cards) == 52
+    assert all(c["exact"] for c in cards if c["trick"] > 13 - analysis.EXACT_TRICKS)
+    assert not body["exact"]  # the early tricks were searched within the budget
+    status, out, err = run(capsys, *argv)
+    assert status == 0, err
+    assert "searched within 200 nodes" in out
 
 
 def test_a_deal_in_play_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

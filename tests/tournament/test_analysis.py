@@ -5,7 +5,7 @@ shape, and never a deal in play."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as hs
 
 from domain.cards import parse_card
@@ -13,6 +13,7 @@ from domain.contracts import ALL_CONTRACTS, Contract
 from domain.deal import legal_mask
 from domain.events import CardPlayed, DealEnded
 from domain.game import CompletedDeal, Phase, replay
+from domain.solver import best_cards, card_values
 from tests.tournament.analysis_helpers import (
     FixedEvaluator,
     RolloutSolver,
@@ -20,10 +21,13 @@ from tests.tournament.analysis_helpers import (
     played_game,
 )
 from tournament.analysis import (
+    EXACT_TRICKS,
     LABELS,
     THRESHOLDS,
     AnalysisError,
+    analyse_card,
     analyse_game,
+    default_solver,
     ended_deals,
     label_of,
     positions,
@@ -158,3 +162,42 @@ def test_invariants_over_random_games(seed: bytes, mode: str) -> None:
         for m in d.cards:
             assert m.cost >= 0 and (m.cost == 0) == (m.card in m.best)
             assert m.value <= m.best_value
+
+
+# --- with the real open-hand solver (domain.solver) -----------------------------------------
+
+
+def test_the_real_solver_on_a_played_deal(short_game: list) -> None:  # type: ignore[type-arg]
+    solver = default_solver(node_budget=200)
+    analysis = analyse_game(short_game, solver, deal=1)
+    (d,) = analysis.deals
+    assert analysis.model == "paranoid" and analysis.node_budget == 200
+    for m in d.cards:
+        assert m.cost >= 0 and (m.cost == 0) == (m.card in m.best)
+        assert m.exact == (m.forced or m.trick > 13 - EXACT_TRICKS)
+        assert m.label == label_of(d.contract, m.cost)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=hs.binary(min_size=32, max_size=32),
+    deal=hs.integers(1, 12),
+    late=hs.integers(0, 11),
+)
+def test_late_positions_agree_with_the_solver(seed: bytes, deal: int, late: int) -> None:
+    """In the last three tricks (always exact): the best cards are the solver's best_cards and
+    the cost is the best value minus the card's value, whatever the budget."""
+    events = played_game("short12", seed, "random")
+    _, deals = ended_deals(events)
+    ended = deals[min(deal, len(deals)) - 1]
+    ps = [p for p in positions(ended.rules_state, ended.done) if 13 - p[1].tricks <= 3]
+    assume(ps)  # a deal that ended early (R-EARLYEND) may have no such position
+    trick, position, card = ps[late % len(ps)]
+    mark = analyse_card(position, card, trick, default_solver(node_budget=10))
+    values = card_values(position)
+    if mark.forced:
+        assert len(values) == 1 and mark.cost == 0
+        return
+    assert mark.exact
+    assert mark.best == best_cards(values)
+    assert mark.cost == max(values.values()) - values[card] >= 0
