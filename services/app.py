@@ -22,6 +22,7 @@ from services.allow import fresh_options
 from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
+from services.controllers.analysis import AnalysisController
 from services.controllers.deps import (
     provide_maybe_principal,
     provide_principal,
@@ -88,6 +89,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         route_handlers=[
             PlayerController,
             GameController,
+            AnalysisController,
             RecordController,
             LogController,
             StreamController,
