@@ -86,9 +86,16 @@ def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
             body = client.get(f"{url}/seats/0", headers=bearer(ada)).json()
             return body if body["view"]["to_move"] == 0 else None
 
+        seen = 0
         while True:
             turn = wait_for(my_turn, "ada's turn")
             view = turn["view"]
+            # At every turn of ada's: the game's analysis holds the deals ended by then only.
+            r = client.get(f"{url}/analysis")
+            assert r.status_code == 200, r.text
+            ended = [d["deal"] for d in view["history"] if not d["redeal"]]
+            assert [d["deal"] for d in r.json()["deals"]] == ended
+            seen += 1
             if view["deal"] == 2 and view["phase"] == "playing":
                 break
             action = view["legal"][0]
@@ -96,6 +103,7 @@ def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
                 f"{url}/actions", json={**action, "version": turn["version"]}, headers=bearer(ada)
             )
             assert r.status_code == 200, r.text
+        assert seen > 13  # asked during deal 1 (none ended) and in deal 2 (deal 1 ended)
         r = client.get(f"{url}/deals/2/analysis")
         assert r.status_code == 409
         assert r.headers["content-type"].startswith("application/problem+json")
