@@ -30,7 +30,7 @@ from tournament.analysis import (
 from tournament.games import GameFailed, GameNotFound, GameRepository, to_domain_event
 
 NODE_BUDGET = 5_000
-"""The solver's nodes per position for the service: a deal takes a few seconds (ANALYSIS.md)."""
+"""The solver's nodes per position for the service: a deal takes 5-10 s (docs/ANALYSIS.md)."""
 KEPT = 512  # deal analyses kept in memory
 
 
