@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 from domain.cards import cards_of
 from domain.contracts import CONTRACT_INFO, LAST_TWO_PENALTY, Contract
@@ -115,6 +116,44 @@ def card_groups(st: DealState) -> tuple[int, ...]:
     return tuple(groups)
 
 
+class Solution(NamedTuple):
+    """What a search found: per legal card the root seat's final points, whether they are exact
+    (no estimate was used), and how many positions were visited."""
+
+    values: dict[int, int | float]
+    exact: bool
+    nodes: int
+
+
+def solve(
+    st: DealState,
+    *,
+    model: str = "paranoid",
+    node_budget: int | None = None,
+    estimate: Estimate | None = None,
+    transpositions: bool = True,
+    equivalences: bool = True,
+) -> Solution:
+    """`card_values` with how it was found. `transpositions=False` and `equivalences=False`
+    turn the transposition table (with its static bounds) and the equivalent-card groups off:
+    the plain search the benchmark compares with."""
+    if model not in MODELS:
+        raise UnknownModel(f"unknown model {model!r} (one of {', '.join(MODELS)})")
+    if node_budget is not None and node_budget < 0:
+        raise ValueError("node_budget must be at least 0")
+    groups = card_groups(st) if equivalences else _singletons(st)
+    if not groups:
+        return Solution({}, True, 0)
+    reps = [(g & -g).bit_length() - 1 for g in groups]
+    search = _Search(st, model, estimate or plain_estimate, transpositions, equivalences)
+    by_rep, exact = search.solve(st, reps, node_budget)
+    out: dict[int, int | float] = {}
+    for rep, g in zip(reps, groups, strict=True):
+        for c in cards_of(g):
+            out[c] = by_rep[rep]
+    return Solution(out, exact, search.nodes)
+
+
 def card_values(
     st: DealState,
     *,
@@ -129,21 +168,12 @@ def card_values(
     deepest completed pass, from `estimate` at its horizon (default `plain_estimate`).
     An empty dict once the deal is over.
     """
-    if model not in MODELS:
-        raise UnknownModel(f"unknown model {model!r} (one of {', '.join(MODELS)})")
-    if node_budget is not None and node_budget < 0:
-        raise ValueError("node_budget must be at least 0")
-    groups = card_groups(st)
-    if not groups:
-        return {}
-    reps = [(g & -g).bit_length() - 1 for g in groups]
-    search = _Search(st, model, estimate or plain_estimate)
-    by_rep = search.solve(st, reps, node_budget)
-    out: dict[int, int | float] = {}
-    for rep, g in zip(reps, groups, strict=True):
-        for c in cards_of(g):
-            out[c] = by_rep[rep]
-    return out
+    return solve(st, model=model, node_budget=node_budget, estimate=estimate).values
+
+
+def _singletons(st: DealState) -> tuple[int, ...]:
+    """Each legal card in a group of its own (no equivalences)."""
+    return tuple(1 << c for c in cards_of(legal_mask(st)))
 
 
 def best_cards(values: Mapping[int, float]) -> tuple[int, ...]:
@@ -172,8 +202,17 @@ def _future_bounds(st: DealState, seat: int) -> tuple[int, int]:
 class _Search:
     """One search from a root position: its model, node count and transposition table."""
 
-    def __init__(self, root: DealState, model: str, estimate: Estimate) -> None:
+    def __init__(
+        self,
+        root: DealState,
+        model: str,
+        estimate: Estimate,
+        transpositions: bool = True,
+        equivalences: bool = True,
+    ) -> None:
         self.root = root.to_move
+        self.use_tt = transpositions
+        self.use_groups = equivalences
         self.maxn = model == "maxn"
         self.estimate = estimate
         self.king = root.setup.king_tricks > 0
@@ -186,14 +225,21 @@ class _Search:
         self.tt_maxn: dict[tuple[object, ...], tuple[tuple[float, ...], int]] = {}
         self.hints: dict[tuple[object, ...], int] = {}
 
-    def solve(self, st: DealState, reps: list[int], budget: int | None) -> dict[int, int | float]:
+    def solve(
+        self, st: DealState, reps: list[int], budget: int | None
+    ) -> tuple[dict[int, int | float], bool]:
+        """The values of the root's cards, and whether they are exact."""
         if budget is None:
-            return self._pass(st, reps)
+            return self._pass(st, reps), True
         self.limit = budget
         best: dict[int, int | float] = {}
         for c in reps:
-            best[c] = self.estimate(play(st, c))[self.root]
+            child = play(st, c)
+            best[c] = scores(child)[self.root] if child.over else self.estimate(child)[self.root]
+        exact = all(play(st, c).over for c in reps)
         for horizon in range(len(st.winners) + 1, 14):
+            if exact:
+                break
             self.horizon = horizon
             self.leaves = 0
             self.tt.clear()
@@ -202,9 +248,8 @@ class _Search:
                 best = self._pass(st, reps)
             except _OutOfBudget:
                 break
-            if not self.leaves:
-                break  # no position was estimated: the values are exact
-        return best
+            exact = not self.leaves  # no position was estimated
+        return best, exact
 
     def _pass(self, st: DealState, reps: list[int]) -> dict[int, int | float]:
         out: dict[int, int | float] = {}
@@ -231,7 +276,10 @@ class _Search:
 
     def _moves(self, st: DealState, hint: int) -> list[int]:
         """One card of each equivalent group, the transposition table's best card first."""
-        reps = [(g & -g).bit_length() - 1 for g in card_groups(st)]
+        if self.use_groups:
+            reps = [(g & -g).bit_length() - 1 for g in card_groups(st)]
+        else:
+            reps = list(cards_of(legal_mask(st)))
         if hint >= 0 and hint in reps:
             reps.remove(hint)
             reps.insert(0, hint)
@@ -247,10 +295,10 @@ class _Search:
         base = 0
         key: tuple[object, ...] = ()
         lo = hi = 0.0
-        if at_boundary:
-            if len(st.winners) >= self.horizon:
-                self.leaves += 1
-                return self.estimate(st)[self.root]
+        if at_boundary and len(st.winners) >= self.horizon:
+            self.leaves += 1
+            return self.estimate(st)[self.root]
+        if at_boundary and self.use_tt:
             base = scores(st)[self.root]
             key = self._key(st)
             low, high = _future_bounds(st, self.root)
@@ -264,8 +312,8 @@ class _Search:
                 return base + hi
             alpha = max(alpha, base + lo)
             beta = min(beta, base + hi)
-        if hint < 0:
-            hint = self.hints.get(key, -1) if at_boundary else -1
+        if hint < 0 and at_boundary and self.use_tt:
+            hint = self.hints.get(key, -1)
         a0, b0 = alpha, beta
         maximise = st.to_move == self.root
         best = -math.inf if maximise else math.inf
@@ -283,7 +331,7 @@ class _Search:
                     beta = v
             if alpha >= beta:
                 break
-        if at_boundary:
+        if at_boundary and self.use_tt:
             f = best - base
             if best <= a0:
                 hi = min(hi, f)
@@ -305,10 +353,10 @@ class _Search:
         key: tuple[object, ...] = ()
         base: tuple[int, ...] = ()
         hint = -1
-        if at_boundary:
-            if len(st.winners) >= self.horizon:
-                self.leaves += 1
-                return tuple(float(x) for x in self.estimate(st))
+        if at_boundary and len(st.winners) >= self.horizon:
+            self.leaves += 1
+            return tuple(float(x) for x in self.estimate(st))
+        if at_boundary and self.use_tt:
             key = self._key(st)
             base = scores(st)
             entry = self.tt_maxn.get(key)
@@ -327,7 +375,7 @@ class _Search:
                 or (v[mover] == best[mover] and v[root] == best[root] and c < best_card)
             ):
                 best, best_card = v, c
-        if at_boundary:
+        if at_boundary and self.use_tt:
             self.tt_maxn[key] = (tuple(v - b for v, b in zip(best, base, strict=True)), best_card)
             self.hints[key] = best_card
         return best
@@ -336,9 +384,11 @@ class _Search:
 __all__ = [
     "MODELS",
     "Estimate",
+    "Solution",
     "UnknownModel",
     "best_cards",
     "card_groups",
     "card_values",
     "plain_estimate",
+    "solve",
 ]
