@@ -18,6 +18,7 @@ skipped, whatever the caller asks, so an analysis never tells anything about a l
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -415,23 +416,21 @@ solved to the end, budget or not: a few hundredths of a second each (docs/ANALYS
 
 @dataclass(frozen=True, slots=True)
 class SolverAdapter:
-    """`CardSolver` over domain.solver's `card_values(st, model=, node_budget=)`.
+    """`CardSolver` over domain.solver's `solve(st, model=, node_budget=)`.
 
     Without a node budget every value is exact. With one, a position with more than
-    EXACT_TRICKS tricks left is searched within the budget, and its values count as
-    estimates: the solver's answer does not say whether its deepening reached the end (it
-    often does in a late position, so `exact: false` means "not proven exact").
+    EXACT_TRICKS tricks left is searched within the budget, and its values are exact only if
+    the solver says so (its deepening reached the end of the deal within the budget).
     """
 
-    card_values: Callable[..., Mapping[int, float]] = solver.card_values
+    solve: Callable[..., solver.Solution] = solver.solve
     model: str = "paranoid"
     node_budget: int | None = None
 
     def __call__(self, st: DealState) -> Solved:
-        if self.node_budget is None or 13 - st.tricks <= EXACT_TRICKS:
-            return Solved(self.card_values(st, model=self.model), True)
-        values = self.card_values(st, model=self.model, node_budget=self.node_budget)
-        return Solved(values, False)
+        budget = None if 13 - st.tricks <= EXACT_TRICKS else self.node_budget
+        found = self.solve(st, model=self.model, node_budget=budget)
+        return Solved(found.values, found.exact)
 
 
 def action_key(action: Action) -> str:
@@ -456,7 +455,7 @@ def default_solver(model: str = "paranoid", node_budget: int | None = None) -> S
     """The project's open-hand solver (domain.solver); `node_budget` per position."""
     if model not in solver.MODELS:
         raise AnalysisError(f"unknown model {model!r} (one of {', '.join(solver.MODELS)})")
-    return SolverAdapter(solver.card_values, model, node_budget)
+    return SolverAdapter(solver.solve, model, node_budget)
 
 
 def _linear_values(view: SeatView) -> Mapping[Action, float]:
@@ -469,13 +468,25 @@ def _linear_values(view: SeatView) -> Mapping[Action, float]:
     }
 
 
-def default_evaluator(seed: int = 0) -> ActionValuesEvaluator:
-    """The expert strategy's contract evaluation (tournament.strategies.expert), seeded so the
-    same deal gets the same answer; without it, the heuristic's linear bidding model
+CONTRACT_SAMPLES = 32
+"""Deals the expert samples for the unseen cards to value the declarations (a fixed number, not
+a time budget, so the same declaration always gets the same values)."""
+
+
+def _expert_values(view: SeatView) -> Mapping[Action, float]:
+    from tournament.strategies.expert import ExpertStrategy
+
+    # A fresh expert per declaration, seeded alike: the values depend on the view only, not on
+    # which deals were analysed before (the service keeps each deal's analysis on its own).
+    return ExpertStrategy(0, rollouts=CONTRACT_SAMPLES).evaluate_contracts(view)
+
+
+def default_evaluator() -> ActionValuesEvaluator:
+    """The expert strategy's contract evaluation (tournament.strategies.expert, a fixed sample
+    count and seed); without that strategy, the heuristic's linear bidding model
     (`bidding-linear`: the declarer's points minus the others' mean, docs/ANALYSIS.md)."""
     try:
-        from tournament.strategies.expert import ExpertStrategy
+        importlib.import_module("tournament.strategies.expert")
     except ImportError:
         return ActionValuesEvaluator(_linear_values, "bidding-linear")
-    expert: Any = ExpertStrategy(seed)
-    return ActionValuesEvaluator(expert.evaluate_contracts, "expert")
+    return ActionValuesEvaluator(_expert_values, "expert")
