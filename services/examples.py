@@ -180,6 +180,7 @@ def examples() -> dict[str, Any]:
             audit.ReplayCheck(True, False, 1, None, None, None, []),
         ),
         _analysis(),
+        analysis.AnalysisPending(GAME, "computing", 3, 12),
         log.InclusionProof(3, 2291, _hash(0), [_hash(i) for i in range(1, 5)]),
         log.ConsistencyProof(1520, 2291, [_hash(i) for i in range(5, 10)]),
         health.Live("ok"),

@@ -9,7 +9,7 @@ decodes every answer and message of real games strictly against them.
 | `SeatView` | `view` of GET /api/v1/games/{id}/seats/{seat}, POST .../actions, `your_turn` |
 | `KingRecord` | GET /api/v1/games/{id}/record |
 | `AuditReport` | GET /api/v1/games/{id}/audit |
-| `GameAnalysis` | GET /api/v1/games/{id}/analysis, GET /api/v1/games/{id}/deals/{deal}/analysis |
+| `GameAnalysis`, `AnalysisPending` | GET /api/v1/games/{id}/analysis, .../deals/{deal}/analysis |
 | `list[StandingRow]` | GET /api/v1/tournaments/{id}/standings |
 | `list[PairingsRound]` | GET /api/v1/tournaments/{id}/pairings |
 | `RuleChanges` | `rules` of a table (GameOut) and a tournament (TournamentOut) |
@@ -19,6 +19,7 @@ decodes every answer and message of real games strictly against them.
 """
 
 from services.api_types.analysis import (
+    AnalysisPending,
     CardAnalysis,
     DealAnalysis,
     DeclarationAnalysis,
@@ -48,6 +49,7 @@ from services.api_types.views import EndedDeal, PublicView, SeatView, Trick
 
 __all__ = [
     "STREAMS",
+    "AnalysisPending",
     "AuditReport",
     "CardAnalysis",
     "ChainCheck",

@@ -78,4 +78,13 @@ class GameAnalysis(Shape):
     deals: list[DealAnalysis]
 
 
-__all__ = ["CardAnalysis", "DealAnalysis", "DeclarationAnalysis", "GameAnalysis"]
+class AnalysisPending(Shape):
+    """202: the deals asked for are being analysed; ask again after `Retry-After` seconds."""
+
+    game_id: str
+    status: Literal["computing"]
+    done: Annotated[int, Meta(ge=0, description="deals ready")]
+    total: Annotated[int, Meta(ge=1, description="deals asked for")]
+
+
+__all__ = ["AnalysisPending", "CardAnalysis", "DealAnalysis", "DeclarationAnalysis", "GameAnalysis"]

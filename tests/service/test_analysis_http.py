@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import TestClient
 
 import services.analysis
-from services.api_types import GameAnalysis
+from services.api_types import AnalysisPending, GameAnalysis
 from services.app import create_app
 from services.controllers.analysis import STATE_KEY
 from tests.service.conftest import SettingsFactory
@@ -24,6 +24,21 @@ CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
 @pytest.fixture(autouse=True)
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services.analysis, "NODE_BUDGET", 50)
+
+
+def get(client: Any, path: str, **kw: Any) -> Any:
+    """GET an analysis route, asking again while it answers 202 (being computed)."""
+
+    def answered() -> Any:
+        r = client.get(path, **kw)
+        if r.status_code != 202:
+            return r
+        assert r.headers["retry-after"] == "5"
+        pending = msgspec.convert(r.json(), AnalysisPending, strict=True)
+        assert pending.done < pending.total
+        return None
+
+    return wait_for(answered, f"{path} to be computed")
 
 
 def check_shape(body: dict[str, Any]) -> GameAnalysis:
@@ -39,7 +54,7 @@ def test_a_finished_game(make_settings: SettingsFactory) -> None:
         token = create_player(client, "owner")
         game_id = create_game(client, token, HOUSE)
         wait_over(client, game_id)
-        r = client.get(f"/api/v1/games/{game_id}/deals/1/analysis")
+        r = get(client, f"/api/v1/games/{game_id}/deals/1/analysis")
         assert r.status_code == 200, r.text
         one = check_shape(r.json())
         assert one.game_id == game_id and [d.deal for d in one.deals] == [1]
@@ -47,7 +62,7 @@ def test_a_finished_game(make_settings: SettingsFactory) -> None:
         assert len(one.deals[0].cards) == sum(1 for _ in one.deals[0].cards) > 0
         service = client.app.state[STATE_KEY]
         computed = service.computed
-        again = client.get(f"/api/v1/games/{game_id}/deals/1/analysis")
+        again = get(client, f"/api/v1/games/{game_id}/deals/1/analysis")
         assert again.content == r.content and service.computed == computed  # kept
         etag = r.headers["etag"]
         assert (
@@ -56,7 +71,7 @@ def test_a_finished_game(make_settings: SettingsFactory) -> None:
             ).status_code
             == 304
         )
-        whole = client.get(f"/api/v1/games/{game_id}/analysis")
+        whole = get(client, f"/api/v1/games/{game_id}/analysis")
         assert whole.status_code == 200, whole.text
         every = check_shape(whole.json())
         assert [d.deal for d in every.deals] == list(range(1, 13))
@@ -91,7 +106,7 @@ def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
             turn = wait_for(my_turn, "ada's turn")
             view = turn["view"]
             # At every turn of ada's: the game's analysis holds the deals ended by then only.
-            r = client.get(f"{url}/analysis")
+            r = get(client, f"{url}/analysis")
             assert r.status_code == 200, r.text
             ended = [d["deal"] for d in view["history"] if not d["redeal"]]
             assert [d["deal"] for d in r.json()["deals"]] == ended
@@ -112,7 +127,7 @@ def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
         assert not CARD.search(r.text)
         r = client.get(f"{url}/deals/3/analysis")
         assert r.status_code == 409 and "not been played" in r.json()["detail"]
-        r = client.get(f"{url}/analysis")
+        r = get(client, f"{url}/analysis")
         assert r.status_code == 200, r.text
         body = check_shape(r.json())
         assert [d.deal for d in body.deals] == [1]
@@ -120,3 +135,21 @@ def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
         record = client.get(f"{url}/record").json()
         deal1 = record["deals"][0]
         assert [c.card for c in body.deals[0].cards] == deal1["plays"]
+
+
+def test_a_long_analysis_answers_202_and_goes_on(
+    make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services.analysis, "WAIT_SECONDS", 0.0)
+    with TestClient(create_app(make_settings())) as client:
+        token = create_player(client, "owner")
+        game_id = create_game(client, token, HOUSE)
+        wait_over(client, game_id)
+        r = client.get(f"/api/v1/games/{game_id}/analysis")
+        assert r.status_code == 202 and r.headers["retry-after"] == "5"
+        assert r.headers["cache-control"] == "no-store"
+        pending = msgspec.convert(r.json(), AnalysisPending, strict=True)
+        assert (pending.game_id, pending.status, pending.total) == (game_id, "computing", 12)
+        done = get(client, f"/api/v1/games/{game_id}/analysis")
+        assert done.status_code == 200
+        assert len(check_shape(done.json()).deals) == 12

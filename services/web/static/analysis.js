@@ -47,9 +47,15 @@
     var url = "/api/v1/games/" + encodeURIComponent(data.game_id) + "/deals/" + d.deal + "/analysis";
     fetch(url, { headers: { accept: "application/json" } })
       .then(function (r) {
-        return r.json().then(function (body) { return { ok: r.ok, body: body }; });
+        return r.json().then(function (body) {
+          return { ok: r.ok, pending: r.status === 202, retry: parseInt(r.headers.get("retry-after") || "5", 10), body: body };
+        });
       })
       .then(function (res) {
+        if (res.pending) {  /* being computed: ask again after Retry-After */
+          setTimeout(function () { asked[d.deal] = false; render(); }, 1000 * Math.max(1, res.retry || 5));
+          return "pending";
+        }
         if (res.ok) {
           res.body.deals.forEach(function (a) { kept[a.deal + "." + a.attempt] = a; });
         } else {
@@ -57,7 +63,7 @@
         }
       })
       .catch(function () { kept[d.deal + "." + d.attempt] = { error: T.analysis_failed }; })
-      .then(function () { asked[d.deal] = false; render(); });
+      .then(function (state) { if (state !== "pending") { asked[d.deal] = false; render(); } });
   }
 
   function declarationLine(a) {
