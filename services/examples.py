@@ -248,7 +248,7 @@ def _analysis() -> analysis.GameAnalysis:
         -95.5,
         "no_queens",
         -62.0,
-        33.5,
+        False,
         {"no_tricks": -180.0, "no_hearts": -95.5, "no_queens": -62.0, "no_boys": -120.0},
         "expert",
     )

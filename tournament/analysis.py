@@ -108,9 +108,11 @@ class CardSolver(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ContractValues:
-    """The declarer's expected deal points of each legal declaration ("redeal" for a redeal)."""
+    """The declarer's expected deal points of each legal declaration it values, and the
+    declaration it would choose ("redeal" for a redeal; None: the one of highest value)."""
 
     values: Mapping[str, float]
+    choice: str | None = None
 
 
 class ContractEvaluator(Protocol):
@@ -165,14 +167,19 @@ class CardMark:
 
 @dataclass(frozen=True, slots=True)
 class DeclarationMark:
-    """The declaration of a deal against the expert's choice."""
+    """The declaration of a deal against the expert's choice.
+
+    The values are this deal's expected points for the declarer; the expert's choice also
+    weighs the game (a right is spent whatever is declared, trump always scores above a
+    penalty contract), so it is not always the contract of the highest value, and no cost is
+    given: `agrees` says whether the declarer chose as the expert would have."""
 
     seat: int
     declared: str
     declared_value: Number | None  # None: the evaluator did not value what was declared
     expert: str
-    expert_value: Number
-    cost: Number
+    expert_value: Number | None  # None: a choice it does not value (a redeal)
+    agrees: bool
     values: dict[str, Number]
     model: str
 
@@ -183,7 +190,7 @@ class DeclarationMark:
             "declared_value": self.declared_value,
             "expert": self.expert,
             "expert_value": self.expert_value,
-            "cost": self.cost,
+            "agrees": self.agrees,
             "values": dict(self.values),
             "model": self.model,
         }
@@ -317,20 +324,18 @@ def analyse_card(st: DealState, card: int, trick: int, solver: CardSolver) -> Ca
 def analyse_declaration(
     declaring: SeatView, declared: Contract, evaluate: ContractEvaluator
 ) -> DeclarationMark:
-    values = {k: _number(v) for k, v in evaluate(declaring).values.items()}
+    found = evaluate(declaring)
+    values = {k: _number(v) for k, v in found.values.items()}
     if not values:
         raise AnalysisError("the contract evaluator valued no declaration")
-    expert = max(values, key=lambda k: (values[k], k == declared.value))
-    top = values[expert]
-    mine = values.get(declared.value)
-    cost = 0 if mine is None or mine >= top else _number(top - mine)
+    expert = found.choice or max(values, key=lambda k: (values[k], k == declared.value))
     return DeclarationMark(
         seat=declaring.seat,
         declared=declared.value,
-        declared_value=mine,
+        declared_value=values.get(declared.value),
         expert=expert,
-        expert_value=top,
-        cost=cost,
+        expert_value=values.get(expert),
+        agrees=expert == declared.value,
         values=values,
         model=evaluate.model,
     )
@@ -442,13 +447,17 @@ def action_key(action: Action) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ActionValuesEvaluator:
-    """`ContractEvaluator` over a function of a view to {Action: expected deal points}."""
+    """`ContractEvaluator` over a function of a view to {Action: expected deal points}, and
+    optionally one to the action chosen."""
 
     evaluate: Callable[[SeatView], Mapping[Action, float]]
     model: str
+    choose: Callable[[SeatView], Action] | None = None
 
     def __call__(self, view: SeatView) -> ContractValues:
-        return ContractValues({action_key(a): v for a, v in self.evaluate(view).items()})
+        values = {action_key(a): v for a, v in self.evaluate(view).items()}
+        choice = action_key(self.choose(view)) if self.choose is not None else None
+        return ContractValues(values, choice)
 
 
 def default_solver(model: str = "paranoid", node_budget: int | None = None) -> SolverAdapter:
@@ -473,20 +482,31 @@ CONTRACT_SAMPLES = 32
 a time budget, so the same declaration always gets the same values)."""
 
 
-def _expert_values(view: SeatView) -> Mapping[Action, float]:
+def _expert() -> Any:
     from tournament.strategies.expert import ExpertStrategy
 
-    # A fresh expert per declaration, seeded alike: the values depend on the view only, not on
-    # which deals were analysed before (the service keeps each deal's analysis on its own).
-    return ExpertStrategy(0, rollouts=CONTRACT_SAMPLES).evaluate_contracts(view)
+    # A fresh expert per question, seeded alike, with a fixed sample count: the answer depends
+    # on the view only, not on which deals were analysed before or on the clock.
+    return ExpertStrategy(0, rollouts=CONTRACT_SAMPLES)
+
+
+def _expert_values(view: SeatView) -> Mapping[Action, float]:
+    values: Mapping[Action, float] = _expert().evaluate_contracts(view)
+    return values
+
+
+def _expert_choice(view: SeatView) -> Action:
+    choice: Action = _expert().declare(view)
+    return choice
 
 
 def default_evaluator() -> ActionValuesEvaluator:
-    """The expert strategy's contract evaluation (tournament.strategies.expert, a fixed sample
-    count and seed); without that strategy, the heuristic's linear bidding model
-    (`bidding-linear`: the declarer's points minus the others' mean, docs/ANALYSIS.md)."""
+    """The expert strategy's contract evaluation and choice (tournament.strategies.expert, a
+    fixed sample count and seed); without that strategy, the heuristic's linear bidding model
+    (`bidding-linear`: the declarer's points minus the others' mean, docs/ANALYSIS.md; its
+    choice the contract of the highest value)."""
     try:
         importlib.import_module("tournament.strategies.expert")
     except ImportError:
         return ActionValuesEvaluator(_linear_values, "bidding-linear")
-    return ActionValuesEvaluator(_expert_values, "expert")
+    return ActionValuesEvaluator(_expert_values, "expert", _expert_choice)

@@ -43,12 +43,14 @@ class DeclarationAnalysis(Shape):
         Points | None, Meta(description="its expected deal points (null: not valued)")
     ]
     expert: Annotated[str, Meta(description="the expert's choice: a contract id or `redeal`")]
-    expert_value: Annotated[Points, Meta(description="its expected deal points")]
-    cost: Annotated[Cost, Meta(description="the expert's value minus the declared one")]
-    values: Annotated[
-        dict[str, Points], Meta(description="each legal declaration's expected deal points")
+    expert_value: Annotated[
+        Points | None, Meta(description="its expected deal points (null for a redeal)")
     ]
-    model: Annotated[str, Meta(description="what valued the declarations")]
+    agrees: Annotated[bool, Meta(description="the declarer chose as the expert would have")]
+    values: Annotated[
+        dict[str, Points], Meta(description="each legal contract's expected deal points")
+    ]
+    model: Annotated[str, Meta(description="what valued and chose: `expert`")]
 
 
 class DealAnalysis(Shape):

@@ -238,11 +238,13 @@ def print_table(out: dict[str, Any]) -> None:
         console.print(table)
         decl = d["declaration"]
         if decl:
-            said = decl["declared_value"]
+            said, best = decl["declared_value"], decl["expert_value"]
             said_text = "not valued" if said is None else _number(said)
+            best_text = "not valued" if best is None else _number(best)
+            verdict = "as the expert would" if decl["agrees"] else "the expert would not"
             console.print(
-                f"  declared {decl['declared']} ({said_text}); the expert: {decl['expert']} "
-                f"({_number(decl['expert_value'])}); cost {_number(decl['cost'])}"
+                f"  declared {decl['declared']} ({said_text}), {verdict}; the expert: "
+                f"{decl['expert']} ({best_text}) (expected deal points)"
             )
     summary = Table(title="Players", title_justify="left")
     for col in ("player", "cost", "inaccuracies", "mistakes", "blunders"):

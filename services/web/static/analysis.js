@@ -73,8 +73,8 @@
     var said = decl.declared_value === null ? "" : " (" + points(decl.declared_value) + ")";
     p.appendChild(document.createTextNode(T.analysis_declared + ": " + K.contractName(decl.declared) + said + " · "));
     var expert = decl.expert === "redeal" ? T.redeal : K.contractName(decl.expert);
-    p.appendChild(K.el("strong", null, T.analysis_expert + ": " + expert + " (" + points(decl.expert_value) + ")"));
-    if (decl.cost > 0) { p.appendChild(document.createTextNode(" · " + T.analysis_cost + " " + points(-decl.cost))); }
+    var value = decl.expert_value === null ? "" : " (" + points(decl.expert_value) + ")";
+    p.appendChild(K.el("strong", decl.agrees ? null : "ana-differs", T.analysis_expert + ": " + expert + value + (decl.agrees ? " ✓" : "")));
     return p;
   }
 
