@@ -65,7 +65,9 @@ def measure(counts: dict[int, int], cap: int, seed: int) -> dict[str, Any]:
             answers = {}
             for name, pruning in SEARCHES.items():
                 t = time.perf_counter()
-                sol = solve(st, node_budget=cap, transpositions=pruning, equivalences=pruning)
+                sol = solve(
+                    st, node_budget=cap, transpositions=pruning, equivalences=pruning, deepen=False
+                )
                 times[name].append(time.perf_counter() - t)
                 nodes[name].append(sol.nodes)
                 if sol.exact:
