@@ -3,7 +3,8 @@
 Positions: random deals (default rules, the ten contracts in turn) played with uniformly random
 legal cards until 13, 8 or 4 tricks remain; the seat to move then asks for the value of every
 legal card (paranoid model, `domain.solver.solve`). Two searches run on the same positions,
-alternating, on one core:
+alternating, in one process (times are CPU time, so other load on a shared machine does not
+inflate them):
 
 - **solver**    — alpha-beta with the transposition table, static bounds and equivalent cards;
 - **plain**     — the same alpha-beta with the table, the bounds and the equivalences off.
@@ -64,9 +65,11 @@ def measure(counts: dict[int, int], cap: int, seed: int) -> dict[str, Any]:
         for st in positions(left, n, seed):
             answers = {}
             for name, pruning in SEARCHES.items():
-                t = time.perf_counter()
-                sol = solve(st, node_budget=cap, transpositions=pruning, equivalences=pruning)
-                times[name].append(time.perf_counter() - t)
+                t = time.process_time()
+                sol = solve(
+                    st, node_budget=cap, transpositions=pruning, equivalences=pruning, deepen=False
+                )
+                times[name].append(time.process_time() - t)
                 nodes[name].append(sol.nodes)
                 if sol.exact:
                     solved[name] += 1

@@ -133,10 +133,13 @@ def solve(
     estimate: Estimate | None = None,
     transpositions: bool = True,
     equivalences: bool = True,
+    deepen: bool = True,
 ) -> Solution:
     """`card_values` with how it was found. `transpositions=False` and `equivalences=False`
     turn the transposition table (with its static bounds) and the equivalent-card groups off:
-    the plain search the benchmark compares with."""
+    the plain search the benchmark compares with. `deepen=False` makes a budget a plain cap on
+    one exact pass (no iterative deepening): out of budget, the values are the estimate after
+    each card, with exact False."""
     if model not in MODELS:
         raise UnknownModel(f"unknown model {model!r} (one of {', '.join(MODELS)})")
     if node_budget is not None and node_budget < 0:
@@ -146,7 +149,7 @@ def solve(
         return Solution({}, True, 0)
     reps = [(g & -g).bit_length() - 1 for g in groups]
     search = _Search(st, model, estimate or plain_estimate, transpositions, equivalences)
-    by_rep, exact = search.solve(st, reps, node_budget)
+    by_rep, exact = search.solve(st, reps, node_budget, deepen)
     out: dict[int, int | float] = {}
     for rep, g in zip(reps, groups, strict=True):
         for c in cards_of(g):
@@ -226,20 +229,16 @@ class _Search:
         self.hints: dict[tuple[object, ...], int] = {}
 
     def solve(
-        self, st: DealState, reps: list[int], budget: int | None
+        self, st: DealState, reps: list[int], budget: int | None, deepen: bool = True
     ) -> tuple[dict[int, int | float], bool]:
         """The values of the root's cards, and whether they are exact."""
         if budget is None:
             return self._pass(st, reps), True
         self.limit = budget
         best: dict[int, int | float] = {}
-        for c in reps:
-            child = play(st, c)
-            best[c] = scores(child)[self.root] if child.over else self.estimate(child)[self.root]
-        exact = all(play(st, c).over for c in reps)
-        for horizon in range(len(st.winners) + 1, 14):
-            if exact:
-                break
+        exact = False
+        first = len(st.winners) + 1 if deepen else 13
+        for horizon in range(first, 14):
             self.horizon = horizon
             self.leaves = 0
             self.tt.clear()
@@ -249,6 +248,13 @@ class _Search:
             except _OutOfBudget:
                 break
             exact = not self.leaves  # no position was estimated
+            if exact:
+                break
+        if not best:
+            for c in reps:  # not even one pass: the estimate straight after each card
+                child = play(st, c)
+                end = scores(child) if child.over else self.estimate(child)
+                best[c] = end[self.root]
         return best, exact
 
     def _pass(self, st: DealState, reps: list[int]) -> dict[int, int | float]:
