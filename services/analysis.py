@@ -16,7 +16,9 @@ is refused by name (`DealNotEnded`, 409), whoever asks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -40,7 +42,7 @@ from tournament.games import GameFailed, GameNotFound, GameRepository, to_domain
 
 NODE_BUDGET = 5_000
 """The solver's nodes per position for the service: a deal takes 5-10 s (docs/ANALYSIS.md)."""
-WAIT_SECONDS = 3.0
+WAIT_SECONDS = 1.5
 """How long a request waits for its deals before it is answered 202 (the work goes on)."""
 RETRY_SECONDS = 5
 KEPT = 512  # deal analyses kept in memory
@@ -70,9 +72,16 @@ def analyse_in_worker(ended: EndedDeal, node_budget: int | None) -> dict[str, An
     return analyse_deal(ended, solver, default_evaluator()).to_dict()
 
 
+def _lower_priority() -> None:
+    """The worker yields the CPU to the service's own work (answers, live games)."""
+    with contextlib.suppress(OSError):
+        os.nice(10)
+
+
 def _spawned_pool() -> Executor:
     # Spawned, not forked: the service runs threads, and a fork copies their locks mid-use.
-    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority)
 
 
 class AnalysisService:
