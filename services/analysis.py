@@ -19,6 +19,8 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -72,16 +74,26 @@ def analyse_in_worker(ended: EndedDeal, node_budget: int | None) -> dict[str, An
     return analyse_deal(ended, solver, default_evaluator()).to_dict()
 
 
-def _lower_priority() -> None:
-    """The worker yields the CPU to the service's own work (answers, live games)."""
+def _start_worker(parent: int) -> None:
+    """In the worker: yield the CPU to the service's own work (answers, live games), and end
+    when the service does, however it ended (a killed service leaves no solver running)."""
     with contextlib.suppress(OSError):
         os.nice(10)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _spawned_pool() -> Executor:
     # Spawned, not forked: the service runs threads, and a fork copies their locks mid-use.
     context = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority)
+    return ProcessPoolExecutor(
+        1, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+    )
 
 
 class AnalysisService:

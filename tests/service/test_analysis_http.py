@@ -153,3 +153,28 @@ def test_a_long_analysis_answers_202_and_goes_on(
         done = get(client, f"/api/v1/games/{game_id}/analysis")
         assert done.status_code == 200
         assert len(check_shape(done.json()).deals) == 12
+
+
+PARENT = """
+import os, time
+from services.analysis import _spawned_pool
+pool = _spawned_pool()
+print(pool.submit(os.getpid).result(), flush=True)
+pool.submit(time.sleep, 120)  # a long solve in progress
+time.sleep(1)
+os._exit(0)  # the service dies without shutting its worker down
+"""
+
+
+def test_the_worker_ends_with_the_service() -> None:
+    """A killed service leaves no solver running: the worker watches its parent."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", PARENT], capture_output=True, text=True, cwd=root, check=True
+    )
+    worker = int(done.stdout.split()[0])
+    wait_for(lambda: not Path(f"/proc/{worker}").exists(), "the orphaned worker to end", 10.0)
