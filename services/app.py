@@ -22,6 +22,7 @@ from services.allow import fresh_options
 from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
+from services.controllers.analysis import AnalysisController, close_analysis
 from services.controllers.deps import (
     provide_maybe_principal,
     provide_principal,
@@ -56,7 +57,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
     buckets = make_buckets(settings)
 
     @asynccontextmanager
-    async def lifespan(_app: Litestar) -> AsyncIterator[None]:
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
         if services.admin_token_file is not None:
             log.info("admin_token_generated", file=str(services.admin_token_file))
         if buckets is not None:
@@ -72,6 +73,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             yield
         finally:
             services.closing = True
+            close_analysis(app.state)
             await services.watcher.stop()
             if services.tlog is not None:
                 await services.tlog.stop()
@@ -89,6 +91,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         route_handlers=[
             PlayerController,
             GameController,
+            AnalysisController,
             RecordController,
             LogController,
             StreamController,

@@ -28,7 +28,16 @@ from domain.rules import Rules
 from domain.view import legal_actions, public_view, seat_view
 from services import api_types as t
 from services import schemas as s
-from services.api_types import audit, health, log, messages, records, tournaments, views
+from services.api_types import (
+    analysis,
+    audit,
+    health,
+    log,
+    messages,
+    records,
+    tournaments,
+    views,
+)
 from services.problems import KINDS, kind_of, problem_body
 
 GAME = "g-3f9a1c07b2d4"
@@ -47,6 +56,7 @@ PARAMETERS: dict[str, Any] = {
     "invitation_id": INVITATION,
     "tournament_id": TOURNAMENT,
     "round_no": 2,
+    "deal": 1,
     "after": 5,
     "player": "ada",
     "tournament": TOURNAMENT,
@@ -169,6 +179,8 @@ def examples() -> dict[str, Any]:
             audit.ChainCheck(True, 61, None, None),
             audit.ReplayCheck(True, False, 1, None, None, None, []),
         ),
+        _analysis(),
+        analysis.AnalysisPending(GAME, "computing", 3, 12),
         log.InclusionProof(3, 2291, _hash(0), [_hash(i) for i in range(1, 5)]),
         log.ConsistencyProof(1520, 2291, [_hash(i) for i in range(5, 10)]),
         health.Live("ok"),
@@ -222,6 +234,26 @@ def examples() -> dict[str, Any]:
         *tournament,
     ]
     return {type(shape).__name__: _json(shape) for shape in shapes}
+
+
+def _analysis() -> analysis.GameAnalysis:
+    """An analysis of deal 1 (two of its cards shown), in the shape the service sends."""
+    cards = [
+        analysis.CardAnalysis(1, 1, "2S", ["2S", "3S"], 0, None, -60, -60, False, False),
+        analysis.CardAnalysis(1, 2, "QS", ["5S"], 100, "mistake", -240, -140, False, False),
+    ]
+    declaration = analysis.DeclarationAnalysis(
+        1,
+        "no_hearts",
+        -95.5,
+        "no_queens",
+        -62.0,
+        False,
+        {"no_tricks": -180.0, "no_hearts": -95.5, "no_queens": -62.0, "no_boys": -120.0},
+        "expert",
+    )
+    deal = analysis.DealAnalysis(1, 0, "no_hearts", 1, False, cards, declaration)
+    return analysis.GameAnalysis(GAME, 1, list(PLAYERS), "paranoid", 5000, "expert", False, [deal])
 
 
 def _hand(state: GameState, seat: int) -> list[str]:
@@ -331,6 +363,11 @@ OWN_PROBLEMS: dict[tuple[str, int], tuple[str, str, str]] = {
     ("createPlayer", 422): ("bad-bot-url", "bad_bot_url", "the bot URL names a private address"),
     ("setMyBotUrl", 422): ("bad-bot-url", "bad_bot_url", "the bot URL names a private address"),
     ("importRecords", 400): ("bad-record", "malformed", "the body is not JSON"),
+    ("getDealAnalysis", 409): (
+        "conflict",
+        "deal_not_ended",
+        "deal 3 is in play: it is analysed once it has ended",
+    ),
     ("importRecords", 422): ("record-refused", "must_follow_suit", "deal 1, play 6: R-FOLLOW"),
     **{
         (op, 409): ("invitation-closed", "invitation_closed", "the invitation was declined")

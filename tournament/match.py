@@ -100,6 +100,8 @@ class Timing:
 
     Wall-clock time (time.perf_counter) is what a move's deadline sees; CPU time
     (time.process_time) is what the decision cost on its core, whatever else the machine ran.
+    wall_hist / cpu_hist: how many decisions took each whole number of milliseconds (index =
+    ms, rounded down), for percentiles without keeping every time.
     """
 
     decisions: int = 0
@@ -107,6 +109,16 @@ class Timing:
     max_ms: float = 0.0
     cpu_ms: float = 0.0
     max_cpu_ms: float = 0.0
+    wall_hist: tuple[int, ...] = ()
+    cpu_hist: tuple[int, ...] = ()
+
+    @property
+    def p99_ms(self) -> float:
+        return _percentile(self.wall_hist, 0.99)
+
+    @property
+    def p99_cpu_ms(self) -> float:
+        return _percentile(self.cpu_hist, 0.99)
 
     @property
     def mean_ms(self) -> float:
@@ -123,7 +135,36 @@ class Timing:
             max(self.max_ms, other.max_ms),
             self.cpu_ms + other.cpu_ms,
             max(self.max_cpu_ms, other.max_cpu_ms),
+            _merge(self.wall_hist, other.wall_hist),
+            _merge(self.cpu_hist, other.cpu_hist),
         )
+
+
+def _merge(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    if len(a) < len(b):
+        a, b = b, a
+    return tuple(x + (b[i] if i < len(b) else 0) for i, x in enumerate(a))
+
+
+def _histogram(times_ms: Sequence[float]) -> tuple[int, ...]:
+    counts = [0] * (int(max(times_ms, default=-1.0)) + 1)
+    for t in times_ms:
+        counts[int(t)] += 1
+    return tuple(counts)
+
+
+def _percentile(hist: tuple[int, ...], q: float) -> float:
+    """The q-quantile of the times counted in `hist`, as the upper edge of its 1 ms bucket."""
+    n = sum(hist)
+    if not n:
+        return 0.0
+    need = q * n
+    seen = 0
+    for ms, count in enumerate(hist):
+        seen += count
+        if seen >= need:
+            return float(ms + 1)
+    return float(len(hist))
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +218,8 @@ class MatchResult:
                     "max_ms_per_decision": r.timing.max_ms,
                     "cpu_ms_per_decision": r.timing.mean_cpu_ms,
                     "max_cpu_ms_per_decision": r.timing.max_cpu_ms,
+                    "p99_ms_per_decision": r.timing.p99_ms,
+                    "p99_cpu_ms_per_decision": r.timing.p99_cpu_ms,
                 }
                 for r in self.results
             ],
@@ -192,7 +235,21 @@ class _Timed:
 
     def __init__(self, strategy: Strategy) -> None:
         self.strategy = strategy
-        self.timing = Timing()
+        self.walls: list[float] = []
+        self.cpus: list[float] = []
+
+    @property
+    def timing(self) -> Timing:
+        walls, cpus = self.walls, self.cpus
+        return Timing(
+            len(walls),
+            math.fsum(walls),
+            max(walls, default=0.0),
+            math.fsum(cpus),
+            max(cpus, default=0.0),
+            _histogram(walls),
+            _histogram(cpus),
+        )
 
     def __call__(self, view: SeatView) -> Action:
         if len(view.legal) == 1:
@@ -201,7 +258,8 @@ class _Timed:
         action = self.strategy(view)
         ms = (time.perf_counter() - t) * 1000.0
         cpu_ms = (time.process_time() - cpu) * 1000.0
-        self.timing = self.timing + Timing(1, ms, ms, cpu_ms, cpu_ms)
+        self.walls.append(ms)
+        self.cpus.append(cpu_ms)
         return action
 
 

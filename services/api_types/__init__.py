@@ -9,6 +9,7 @@ decodes every answer and message of real games strictly against them.
 | `SeatView` | `view` of GET /api/v1/games/{id}/seats/{seat}, POST .../actions, `your_turn` |
 | `KingRecord` | GET /api/v1/games/{id}/record |
 | `AuditReport` | GET /api/v1/games/{id}/audit |
+| `GameAnalysis`, `AnalysisPending` | GET /api/v1/games/{id}/analysis, .../deals/{deal}/analysis |
 | `list[StandingRow]` | GET /api/v1/tournaments/{id}/standings |
 | `list[PairingsRound]` | GET /api/v1/tournaments/{id}/pairings |
 | `RuleChanges` | `rules` of a table (GameOut) and a tournament (TournamentOut) |
@@ -17,6 +18,13 @@ decodes every answer and message of real games strictly against them.
 | `PublicGameMessage`, `SeatGameMessage`, `PlayerNotice`, `TournamentMessage` | the streams |
 """
 
+from services.api_types.analysis import (
+    AnalysisPending,
+    CardAnalysis,
+    DealAnalysis,
+    DeclarationAnalysis,
+    GameAnalysis,
+)
 from services.api_types.audit import AuditReport, ChainCheck, ReplayCheck
 from services.api_types.common import (
     DeclareAction,
@@ -41,11 +49,16 @@ from services.api_types.views import EndedDeal, PublicView, SeatView, Trick
 
 __all__ = [
     "STREAMS",
+    "AnalysisPending",
     "AuditReport",
+    "CardAnalysis",
     "ChainCheck",
     "ConsistencyProof",
+    "DealAnalysis",
+    "DeclarationAnalysis",
     "DeclareAction",
     "EndedDeal",
+    "GameAnalysis",
     "InclusionProof",
     "InvitationOut",
     "KingRecord",

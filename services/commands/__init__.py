@@ -6,6 +6,7 @@ whole service).
 """
 
 COMMANDS: dict[str, str] = {
+    "analyse": "analyse ended deals: each card's cost against an open-hand solver",
     "audit": "audit games: hash chain, seed, hands and a replay of every action",
     "bot": "run a built-in strategy as an HTTP bot",
     "db": "database schema",

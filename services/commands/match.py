@@ -116,7 +116,8 @@ def render(result: MatchResult, console: Console) -> None:
     table.add_column("Seat-games", justify="right")
     table.add_column("ms/decision", justify="right")
     table.add_column("max ms", justify="right")
-    table.add_column("CPU ms (max)", justify="right")
+    table.add_column("p99 ms", justify="right")
+    table.add_column("CPU ms (max, p99)", justify="right")
     for s in result.results:
         table.add_row(
             s.name,
@@ -125,7 +126,8 @@ def render(result: MatchResult, console: Console) -> None:
             str(s.seat_games),
             f"{s.timing.mean_ms:.1f}",
             f"{s.timing.max_ms:.0f}",
-            f"{s.timing.mean_cpu_ms:.1f} ({s.timing.max_cpu_ms:.0f})",
+            f"{s.timing.p99_ms:.0f}",
+            f"{s.timing.mean_cpu_ms:.1f} ({s.timing.max_cpu_ms:.0f}, {s.timing.p99_cpu_ms:.0f})",
         )
     console.print(table)
     for i, d in enumerate(result.differences):

@@ -103,4 +103,4 @@ def make_strategy(name: str, seed: int, **options: float | None) -> Strategy:
 
 def _load_builtins() -> None:
     """Import the built-in strategies, which register themselves (imports are cached)."""
-    from tournament.strategies import heuristic, random_, strong  # noqa: F401
+    from tournament.strategies import expert, heuristic, random_, strong  # noqa: F401

@@ -1,0 +1,198 @@
+"""The analysis of a stored game's ended deals for the HTTP API: computed in a worker process,
+one deal at a time, and kept per (game, deal, attempt, version) so a repeat costs nothing.
+
+Solving is CPU work that holds the interpreter lock: in a thread of the service it would slow
+every other request, so it runs in one spawned worker process. A request waits at most
+`WAIT_SECONDS` for the deals it asks for; when they are not all done it is answered
+`AnalysisPending` (HTTP 202 with `Retry-After`) and the work goes on, so asking again later
+gets the analysis. An ended deal never changes, so its analysis is computed once per analysis
+version, solver model, node budget and contract model; requests for a deal being computed wait
+for that one computation.
+
+Only deals whose `deal_ended` is stored are ever analysed (tournament.analysis): a deal in play
+is refused by name (`DealNotEnded`, 409), whoever asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from domain.events import Event
+from domain.game import GameState, InconsistentEvent
+from services.play.errors import Conflict
+from tournament.analysis import (
+    ANALYSIS_VERSION,
+    EndedDeal,
+    analyse_deal,
+    deal_not_ended,
+    default_evaluator,
+    default_solver,
+    ended_deals,
+    select,
+)
+from tournament.games import GameFailed, GameNotFound, GameRepository, to_domain_event
+
+NODE_BUDGET = 5_000
+"""The solver's nodes per position for the service: a deal takes 5-10 s (docs/ANALYSIS.md)."""
+WAIT_SECONDS = 1.5
+"""How long a request waits for its deals before it is answered 202 (the work goes on)."""
+RETRY_SECONDS = 5
+KEPT = 512  # deal analyses kept in memory
+
+
+class DealNotEnded(Conflict):
+    """A deal that is in play or not played yet: it has no analysis (HTTP 409)."""
+
+    code = "deal_not_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The deals asked for are being analysed: `done` of `total` are ready."""
+
+    game_id: str
+    done: int
+    total: int
+
+
+Key = tuple[object, ...]
+
+
+def analyse_in_worker(ended: EndedDeal, node_budget: int | None) -> dict[str, Any]:
+    """One deal's analysis (the worker process's task)."""
+    solver = default_solver(node_budget=node_budget)
+    return analyse_deal(ended, solver, default_evaluator()).to_dict()
+
+
+def _start_worker(parent: int) -> None:
+    """In the worker: yield the CPU to the service's own work (answers, live games), and end
+    when the service does, however it ended (a killed service leaves no solver running)."""
+    with contextlib.suppress(OSError):
+        os.nice(10)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _spawned_pool() -> Executor:
+    # Spawned, not forked: the service runs threads, and a fork copies their locks mid-use.
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(
+        1, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+    )
+
+
+class AnalysisService:
+    """Per app: the cache of deal analyses and the worker that computes them."""
+
+    def __init__(self, repo: GameRepository, node_budget: int | None = None) -> None:
+        self.repo = repo
+        self.node_budget = NODE_BUDGET if node_budget is None else node_budget
+        self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
+        self._running: dict[Key, asyncio.Future[dict[str, Any]]] = {}
+        self._pool: Executor | None = None
+        self.computed = 0  # deal analyses computed (not served from the cache)
+
+    def close(self) -> None:
+        """Stop the worker (work queued is dropped; a deal being solved is finished)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _events(self, game_id: str) -> tuple[GameState, list[EndedDeal]]:
+        recorded = self.repo.events(game_id)
+        if not recorded:
+            raise GameNotFound(f"no game {game_id!r}")
+        events: Sequence[Event] = [to_domain_event(r) for r in recorded]
+        try:
+            return ended_deals(events)
+        except InconsistentEvent as exc:
+            raise GameFailed(game_id, str(exc)) from None
+
+    async def analysis(self, game_id: str, deal: int | None = None) -> dict[str, Any] | Pending:
+        """The analysis document (tournament.analysis.GameAnalysis.to_dict) of the game's ended
+        deals, or of deal `deal` only, or Pending while they are computed. DealNotEnded when
+        that deal has not ended; GameNotFound when the game has no such deal."""
+        state, deals = await asyncio.to_thread(self._events, game_id)
+        chosen = select(deals, deal)
+        if deal is not None and not chosen:
+            why = deal_not_ended(state, deal)
+            if deal > state.rules.deals:
+                raise GameNotFound(why)
+            raise DealNotEnded(why)
+        solver = default_solver(node_budget=self.node_budget)
+        evaluate = default_evaluator()
+        keys = [self._key(game_id, e, solver.model, evaluate.model) for e in chosen]
+        waits = [self._start(k, e) for k, e in zip(keys, chosen, strict=True)]
+        running = [w for w in waits if w is not None]
+        if running:
+            await asyncio.wait(running, timeout=WAIT_SECONDS)
+        if any(not w.done() for w in running):
+            ready = sum(1 for w in waits if w is None or w.done())
+            return Pending(game_id, ready, len(chosen))
+        for w in running:
+            w.result()  # a failure of the worker is this request's too
+        done = [self._kept[k] for k in keys]
+        return {
+            "game_id": state.game_id,
+            "version": ANALYSIS_VERSION,
+            "players": list(tuple(occ[-1] for occ in state.occupants) or state.players),
+            "model": solver.model,
+            "node_budget": solver.node_budget,
+            "contract_model": evaluate.model,
+            "exact": all(d["exact"] for d in done),
+            "deals": done,
+        }
+
+    def _key(self, game_id: str, ended: EndedDeal, model: str, contract_model: str) -> Key:
+        d = ended.done
+        return (
+            game_id,
+            d.deal,
+            d.attempt,
+            ended.version,
+            ANALYSIS_VERSION,
+            model,
+            self.node_budget,
+            contract_model,
+        )
+
+    def _start(self, key: Key, ended: EndedDeal) -> asyncio.Future[dict[str, Any]] | None:
+        """None when the deal's analysis is kept; else its computation (started if need be)."""
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return None
+        running = self._running.get(key)
+        if running is not None:
+            return running
+        if self._pool is None:
+            self._pool = _spawned_pool()
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool, analyse_in_worker, ended, self.node_budget)
+        self._running[key] = future
+
+        def finished(f: asyncio.Future[dict[str, Any]]) -> None:
+            del self._running[key]
+            if f.cancelled() or f.exception() is not None:
+                return  # asked again, it is computed again
+            self.computed += 1
+            self._kept[key] = f.result()
+            while len(self._kept) > KEPT:
+                self._kept.popitem(last=False)
+
+        future.add_done_callback(finished)
+        return future

@@ -1,0 +1,180 @@
+"""GET /api/v1/games/{id}/analysis and .../deals/{deal}/analysis: ended deals only, the typed
+shape, computed once and kept; a deal in play refused with a problem that names no card."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+import services.analysis
+from services.api_types import AnalysisPending, GameAnalysis
+from services.app import create_app
+from services.controllers.analysis import STATE_KEY
+from tests.service.conftest import SettingsFactory
+from tests.service.helpers import bearer, create_game, create_player, wait_for, wait_over
+
+HOUSE = ["house:random", "house:heuristic", "house:random", "house:random"]
+CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
+
+
+@pytest.fixture(autouse=True)
+def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services.analysis, "NODE_BUDGET", 50)
+
+
+def get(client: Any, path: str, **kw: Any) -> Any:
+    """GET an analysis route, asking again while it answers 202 (being computed)."""
+
+    def answered() -> Any:
+        r = client.get(path, **kw)
+        if r.status_code != 202:
+            return r
+        assert r.headers["retry-after"] == "5"
+        pending = msgspec.convert(r.json(), AnalysisPending, strict=True)
+        assert pending.done < pending.total
+        return None
+
+    return wait_for(answered, f"{path} to be computed")
+
+
+def check_shape(body: dict[str, Any]) -> GameAnalysis:
+    out = msgspec.convert(body, GameAnalysis, strict=True)
+    for d in out.deals:
+        for c in d.cards:
+            assert c.cost >= 0 and (c.cost == 0) == (c.card in c.best)
+    return out
+
+
+def test_a_finished_game(make_settings: SettingsFactory) -> None:
+    with TestClient(create_app(make_settings())) as client:
+        token = create_player(client, "owner")
+        game_id = create_game(client, token, HOUSE)
+        wait_over(client, game_id)
+        r = get(client, f"/api/v1/games/{game_id}/deals/1/analysis")
+        assert r.status_code == 200, r.text
+        one = check_shape(r.json())
+        assert one.game_id == game_id and [d.deal for d in one.deals] == [1]
+        assert one.node_budget == 50 and one.model == "paranoid"
+        assert len(one.deals[0].cards) == sum(1 for _ in one.deals[0].cards) > 0
+        service = client.app.state[STATE_KEY]
+        computed = service.computed
+        again = get(client, f"/api/v1/games/{game_id}/deals/1/analysis")
+        assert again.content == r.content and service.computed == computed  # kept
+        etag = r.headers["etag"]
+        assert (
+            client.get(
+                f"/api/v1/games/{game_id}/deals/1/analysis", headers={"if-none-match": etag}
+            ).status_code
+            == 304
+        )
+        whole = get(client, f"/api/v1/games/{game_id}/analysis")
+        assert whole.status_code == 200, whole.text
+        every = check_shape(whole.json())
+        assert [d.deal for d in every.deals] == list(range(1, 13))
+        assert every.deals[0] == one.deals[0]
+        assert service.computed == computed + 11  # deal 1 came from the cache
+        assert client.get(f"/api/v1/games/{game_id}/deals/13/analysis").status_code == 404
+        assert client.get(f"/api/v1/games/{game_id}/deals/21/analysis").status_code == 400
+
+
+def test_an_unknown_game(client: TestClient) -> None:  # type: ignore[type-arg]
+    for url in ("/api/v1/games/nope/analysis", "/api/v1/games/nope/deals/1/analysis"):
+        r = client.get(url)
+        assert r.status_code == 404
+        assert r.headers["content-type"].startswith("application/problem+json")
+
+
+def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
+    """Ada (seat 0) plays with three house bots through deal 1 into deal 2; at her first turn
+    of deal 2 that deal is in play: refused, and the game's analysis holds deal 1 only."""
+    with TestClient(create_app(make_settings())) as client:
+        ada = create_player(client, "ada")
+        rules = {"mode": "short12", "first_declarer": "seat0"}
+        game_id = create_game(client, ada, ["ada", *HOUSE[1:]], rules=rules, decision_seconds=120.0)
+        url = f"/api/v1/games/{game_id}"
+
+        def my_turn() -> dict[str, Any] | None:
+            body = client.get(f"{url}/seats/0", headers=bearer(ada)).json()
+            return body if body["view"]["to_move"] == 0 else None
+
+        seen = 0
+        while True:
+            turn = wait_for(my_turn, "ada's turn")
+            view = turn["view"]
+            # At every turn of ada's: the game's analysis holds the deals ended by then only.
+            r = get(client, f"{url}/analysis")
+            assert r.status_code == 200, r.text
+            ended = [d["deal"] for d in view["history"] if not d["redeal"]]
+            assert [d["deal"] for d in r.json()["deals"]] == ended
+            seen += 1
+            if view["deal"] == 2 and view["phase"] == "playing":
+                break
+            action = view["legal"][0]
+            r = client.post(
+                f"{url}/actions", json={**action, "version": turn["version"]}, headers=bearer(ada)
+            )
+            assert r.status_code == 200, r.text
+        assert seen > 13  # asked during deal 1 (none ended) and in deal 2 (deal 1 ended)
+        r = client.get(f"{url}/deals/2/analysis")
+        assert r.status_code == 409
+        assert r.headers["content-type"].startswith("application/problem+json")
+        problem = r.json()
+        assert problem["code"] == "deal_not_ended" and "in play" in problem["detail"]
+        assert not CARD.search(r.text)
+        r = client.get(f"{url}/deals/3/analysis")
+        assert r.status_code == 409 and "not been played" in r.json()["detail"]
+        r = get(client, f"{url}/analysis")
+        assert r.status_code == 200, r.text
+        body = check_shape(r.json())
+        assert [d.deal for d in body.deals] == [1]
+        # What was analysed is deal 1's public record, nothing of the live deal's hands.
+        record = client.get(f"{url}/record").json()
+        deal1 = record["deals"][0]
+        assert [c.card for c in body.deals[0].cards] == deal1["plays"]
+
+
+def test_a_long_analysis_answers_202_and_goes_on(
+    make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services.analysis, "WAIT_SECONDS", 0.0)
+    with TestClient(create_app(make_settings())) as client:
+        token = create_player(client, "owner")
+        game_id = create_game(client, token, HOUSE)
+        wait_over(client, game_id)
+        r = client.get(f"/api/v1/games/{game_id}/analysis")
+        assert r.status_code == 202 and r.headers["retry-after"] == "5"
+        assert r.headers["cache-control"] == "no-store"
+        pending = msgspec.convert(r.json(), AnalysisPending, strict=True)
+        assert (pending.game_id, pending.status, pending.total) == (game_id, "computing", 12)
+        done = get(client, f"/api/v1/games/{game_id}/analysis")
+        assert done.status_code == 200
+        assert len(check_shape(done.json()).deals) == 12
+
+
+PARENT = """
+import os, time
+from services.analysis import _spawned_pool
+pool = _spawned_pool()
+print(pool.submit(os.getpid).result(), flush=True)
+pool.submit(time.sleep, 120)  # a long solve in progress
+time.sleep(1)
+os._exit(0)  # the service dies without shutting its worker down
+"""
+
+
+def test_the_worker_ends_with_the_service() -> None:
+    """A killed service leaves no solver running: the worker watches its parent."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", PARENT], capture_output=True, text=True, cwd=root, check=True
+    )
+    worker = int(done.stdout.split()[0])
+    wait_for(lambda: not Path(f"/proc/{worker}").exists(), "the orphaned worker to end", 10.0)

@@ -1,0 +1,117 @@
+"""The expert strategy: registered, legal and reproducible with a fixed sample count; its
+inference weights and its contract evaluation."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategy_helpers import PLAYERS, rules_st, seat_view, steps
+
+from domain.contracts import CONTRACT_INFO
+from domain.deal import legal_mask
+from domain.game import GameState, Phase
+from domain.playout import play_game
+from domain.rules import Rules
+from domain.view import Action, SeatView
+from tournament.match import Timing
+from tournament.strategies import make_strategy, strategy_names
+from tournament.strategies.cardplay import rollout_card
+from tournament.strategies.expert import MISS, ExpertStrategy, play_likelihood
+from tournament.strategies.knowledge import knowledge_of
+from tournament.strategies.sampling import sample_hands
+
+
+def test_expert_is_registered_with_its_options() -> None:
+    assert "expert" in strategy_names()
+    bot = make_strategy("expert:rollouts=3,infer=0,exact_tricks=2", 1)
+    assert isinstance(bot, ExpertStrategy)
+    assert (bot.samples, bot.infer, bot.exact_tricks) == (3, False, 2)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rules_st, seed=st.binary(min_size=8, max_size=8))
+def test_expert_plays_legal_actions_under_any_rules(rules: Rules, seed: bytes) -> None:
+    policies = [make_strategy("expert:rollouts=1" if s % 2 else "heuristic", s) for s in range(4)]
+    state, _ = play_game(
+        "expert", PLAYERS, seed, policies, Rules(**{**rules.to_dict(), "mode": "short12"})
+    )
+    assert state.phase is Phase.OVER
+
+
+def test_expert_with_fixed_samples_repeats_its_game() -> None:
+    def events() -> list[object]:
+        policies = [make_strategy("expert:rollouts=1", 40 + s) for s in range(4)]
+        return list(play_game("repro", PLAYERS, b"expert", policies, Rules(mode="short12"))[1])
+
+    assert events() == events()
+
+
+def _by_rollout_policy(holder: list[GameState]) -> object:
+    """A policy that plays the rollout policy's card on the true deal (first legal declaration)."""
+
+    def policy(view: SeatView) -> Action:
+        deal = holder[0].deal
+        if view.phase is not Phase.PLAYING or deal is None:
+            return view.legal[0]
+        card = rollout_card(deal, legal_mask(deal))
+        return next(a for a in view.legal if a.card == card)
+
+    return policy
+
+
+def test_the_true_deal_explains_rollout_policy_play_fully_and_samples_at_most() -> None:
+    """Where every seat played the rollout policy, the real hands get weight 1, any sample no
+    more, and some sample less (the inference tells deals apart)."""
+    holder: list[GameState] = [GameState()]
+    policy = _by_rollout_policy(holder)
+    seen = 0
+    rng_bot = ExpertStrategy(3, rollouts=1)
+    for state, seat in steps(b"infer-seed", Rules(mode="short12"), [policy] * 4):  # type: ignore[list-item]
+        holder[0] = state
+        deal = state.deal
+        if state.phase is not Phase.PLAYING or deal is None or deal.tricks < 5:
+            continue
+        view = seat_view(state, seat)
+        k = knowledge_of(view)
+        assert play_likelihood(k, view, deal.hands) == 1.0
+        weights = [
+            play_likelihood(
+                k, view, sample_hands(seat, view.hand, k.out, k.possible, k.counts, rng_bot.rng)
+            )
+            for _ in range(20)
+        ]
+        assert all(0.0 < w <= 1.0 for w in weights)
+        assert min(weights) <= MISS
+        seen += 1
+        if seen == 3:
+            break
+    assert seen == 3
+
+
+def test_evaluate_contracts_gives_each_declaration_deal_points_in_range() -> None:
+    holder: list[GameState] = [GameState()]
+    policy = _by_rollout_policy(holder)
+    for state, seat in steps(b"declare-seed", Rules(mode="short12"), [policy] * 4):  # type: ignore[list-item]
+        if state.phase is Phase.DECLARING:
+            view = seat_view(state, seat)
+            if any(a.kind == "redeal" for a in view.legal):
+                continue
+            values = ExpertStrategy(5, rollouts=4).evaluate_contracts(view)
+            assert values == ExpertStrategy(5, rollouts=4).evaluate_contracts(view)
+            assert set(values) == {a for a in view.legal if a.contract is not None}
+            for action, v in values.items():
+                assert action.contract is not None
+                total = CONTRACT_INFO[action.contract].deal_total
+                assert min(0, total) <= v <= max(0, total)
+            return
+        holder[0] = state
+    raise AssertionError("no declaration seen")
+
+
+def test_match_timing_percentiles_come_from_merged_histograms() -> None:
+    a = Timing(2, 3.0, 2.5, 3.0, 2.5, (0, 1, 1), (0, 1, 1))  # one decision in 1 ms, one in 2
+    b = Timing(98, 98.0, 0.5, 98.0, 0.5, (98,), (98,))
+    both = a + b
+    assert both.wall_hist == (98, 1, 1) and both.decisions == 100
+    assert both.p99_ms == 2.0  # the 99th of 100 decisions lies in the 1 ms bucket: under 2 ms
+    assert a.p99_ms == 3.0 and Timing().p99_ms == 0.0

@@ -1,0 +1,206 @@
+"""The expert strategy: strong's sampling, weighted by inference, and exact endgames.
+
+For a card decision it deals the unseen cards consistently with everything the seat knows
+(knowledge.py, sampling.py), as strong does, and then:
+
+* **Inference.** Each sampled deal is weighted by how likely the other seats' plays of this deal
+  were, had that deal been the real one: the deal is replayed from its start with the sampled
+  hands (each seat's current cards plus the cards it has played), and at every play of another
+  seat that had a choice the rollout policy (the heuristic with every hand known) is asked what
+  it would have played. A play the policy agrees with (the same card or one equivalent to it)
+  counts 1, any other play MISS. So the policy is treated as a noisy model of the opponents:
+  samples that explain their play get more say, none is ruled out (a wrong model must not
+  exclude the real deal).
+* **Exact endgames.** With `exact_tricks` tricks or fewer left, each sample is solved with the
+  open-hand solver (domain/solver.py, paranoid model: the seat's points when the others play
+  against it), within EXACT_NODES positions; if that is not enough, the solver's deepest
+  finished pass with rollouts at its horizon. Before that, each candidate card is played out
+  with the rollout policy, as strong does (a 13-trick deal is far beyond an exact search in the
+  time of a move).
+
+Cards are compared by their weighted mean in expected ladder points for the game
+(objective.py, as strong): a rollout's four scores go in as they are; a solved value is the
+seat's own points, the rest of the deal's points split evenly over the others (in a
+constant-sum deal, maximising one's own points is maximising one's lead over the others'
+mean, which is what the paranoid value does).
+
+Contracts are chosen as strong chooses them (each contract played out on sampled deals, blended
+with the fitted hand model). `evaluate_contracts` gives each contract's expected deal points
+for the declaring seat on its own, for analysis.
+
+Time: the same cap as strong (`budget_ms`, default 200, so under 250 ms a decision): no sample
+starts that the slowest so far says would overrun it. `rollouts` fixes the sample count
+instead, for reproducible play.
+"""
+
+from __future__ import annotations
+
+from domain.cards import FULL_DECK, SUIT_MASKS
+from domain.contracts import CONTRACT_INFO
+from domain.deal import DealState, legal_mask, new_deal, play, scores
+from domain.game import Phase
+from domain.solver import card_groups, card_values
+from domain.view import Action, SeatView
+from tournament.strategies.base import register
+from tournament.strategies.cardplay import rollout_card
+from tournament.strategies.knowledge import Knowledge, knowledge_of
+from tournament.strategies.objective import GameContext, expected_ladder, game_context
+from tournament.strategies.rollout import rollout
+from tournament.strategies.sampling import sample_hands
+from tournament.strategies.strong import (
+    DEFAULT_BUDGET_MS,
+    MIN_SAMPLES,
+    TIE_BREAK,
+    StrongStrategy,
+    _clear_lead,
+    _Clock,
+)
+
+# Solve each sample exactly from this many tricks left (a 4-trick ending takes a few
+# milliseconds with the solver's pruning, a 6-trick one up to a second).
+EXACT_TRICKS = 4
+# Positions the solver may visit per sample before it falls back to its deepest finished pass.
+EXACT_NODES = 4000
+# The likelihood factor of a play the rollout policy would not have made.
+MISS = 0.7
+# Samples for evaluate_contracts when no fixed count is given (each plays every contract).
+CONTRACT_SAMPLES = 32
+
+
+def _rollout_scores(st: DealState) -> tuple[int, int, int, int]:
+    """The solver's horizon estimate: the deal played out by the rollout policy."""
+    return scores(rollout(st))
+
+
+def play_likelihood(k: Knowledge, view: SeatView, hands: tuple[int, int, int, int]) -> float:
+    """How likely the other seats' plays of this deal are under the rollout policy, had
+    `hands` been the deal (1 per play it agrees with, MISS per play it does not)."""
+    start = list(hands)
+    order: list[int] = []
+    for t in view.tricks:
+        for i, c in enumerate(t.cards):
+            start[(t.leader + i) & 3] |= 1 << c
+            order.append(c)
+    contract = k.state.contract
+    st = new_deal(view.rules, contract, view.declarer, (start[0], start[1], start[2], start[3]))
+    weight = 1.0
+    for c in order:
+        seat = st.to_move
+        if seat != k.seat:
+            legal = legal_mask(st)
+            if legal & (legal - 1):
+                guess = rollout_card(st, legal)
+                if guess != c and not _alike(st, seat, guess, c):
+                    weight *= MISS
+        st = play(st, c)
+    return weight
+
+
+def _alike(st: DealState, seat: int, a: int, b: int) -> bool:
+    """Whether two cards of a hand are equivalent here (same suit, nothing of another hand or
+    of the trick between them, both penalty cards or neither)."""
+    if a // 13 != b // 13:
+        return False
+    lo, hi = min(a, b), max(a, b)
+    between = ((1 << hi) - 1) & ~((2 << lo) - 1) & SUIT_MASKS[a // 13]
+    pen = CONTRACT_INFO[st.contract].penalty_cards
+    return not between & ~(st.played | st.hands[seat]) and bool(pen >> a & 1) == bool(pen >> b & 1)
+
+
+def _ladder_of_own(ctx: GameContext, seat: int, contract_total: int, own: float) -> float:
+    """Expected ladder points when the seat ends with `own` and the others share the rest."""
+    other = (contract_total - own) / 3.0
+    return expected_ladder(ctx, seat, tuple(own if i == seat else other for i in range(4)), -1)
+
+
+@register("expert", options=("budget_ms", "rollouts", "infer", "exact_tricks"))
+class ExpertStrategy(StrongStrategy):
+    """Inference-weighted sampling, exact solving of the last `exact_tricks` tricks."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        seed: int,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        rollouts: float = 0,
+        infer: float = 1,
+        exact_tricks: float = EXACT_TRICKS,
+    ) -> None:
+        super().__init__(seed, budget_ms=budget_ms, rollouts=rollouts)
+        self.infer = bool(infer)
+        self.exact_tricks = int(exact_tricks)
+
+    def __call__(self, view: SeatView) -> Action:
+        if len(view.legal) == 1:
+            return view.legal[0]
+        if view.phase is Phase.DECLARING:
+            return self.declare(view)
+        return self.play(view)
+
+    def evaluate_contracts(self, view: SeatView) -> dict[Action, float]:
+        """For a declaring view: each legal declaration -> the declaring seat's expected deal
+        points (its own score at the deal's end, the scale of domain.deal.scores: +50 a trick
+        in trump, the negative penalty points taken otherwise), over deals sampled for the
+        unseen cards and played out by the rollout policy. A redeal action is left out."""
+        if view.phase is not Phase.DECLARING:
+            raise ValueError("evaluate_contracts needs a view of the declaring seat")
+        clock = _Clock()
+        seat, hand = view.seat, view.hand
+        actions = [a for a in view.legal if a.contract is not None]
+        totals = [0.0] * len(actions)
+        out = FULL_DECK & ~hand
+        n = self.samples or CONTRACT_SAMPLES
+        done = 0
+        while done < n:
+            hands = sample_hands(seat, hand, out, (out, out, out, out), (13, 13, 13, 13), self.rng)
+            for i, a in enumerate(actions):
+                assert a.contract is not None
+                totals[i] += scores(rollout(new_deal(view.rules, a.contract, seat, hands)))[seat]
+            done += 1
+            if not self.samples and self._out_of_time(clock, done):
+                break
+        return {a: totals[i] / done for i, a in enumerate(actions)}
+
+    def play(self, view: SeatView) -> Action:
+        clock = _Clock()
+        by_card = {a.card: a for a in view.legal if a.card is not None}
+        k = knowledge_of(view)
+        groups = card_groups(k.state)
+        cards = [(g & -g).bit_length() - 1 for g in groups]
+        if len(cards) == 1:
+            return by_card[cards[0]]
+        seat, base = k.seat, k.state
+        ctx = game_context(view)
+        total = CONTRACT_INFO[base.contract].deal_total
+        exact = 13 - base.tricks <= self.exact_tricks
+        values: list[list[float]] = [[] for _ in cards]
+        totals = [0.0] * len(cards)
+        done = 0
+        while True:
+            hands = sample_hands(seat, view.hand, k.out, k.possible, k.counts, self.rng)
+            w = play_likelihood(k, view, hands) if self.infer else 1.0
+            world = base._replace(hands=hands)
+            if exact:
+                solved = card_values(world, node_budget=EXACT_NODES, estimate=_rollout_scores)
+                row = [
+                    _ladder_of_own(ctx, seat, total, solved[c]) + TIE_BREAK * solved[c]
+                    for c in cards
+                ]
+            else:
+                row = []
+                for c in cards:
+                    end = rollout(play(world, c))
+                    pts = scores(end)
+                    row.append(expected_ladder(ctx, seat, pts, end.king) + TIE_BREAK * pts[seat])
+            for i, v in enumerate(row):
+                values[i].append(v)
+                totals[i] += w * v
+            done += 1
+            if self._out_of_time(clock, done):
+                break
+            # The stopping rule reads the unweighted samples: a heuristic, as in strong.
+            if self.early_stop and done >= 2 * MIN_SAMPLES and _clear_lead(values, totals):
+                break
+        best = max(range(len(cards)), key=lambda i: totals[i])
+        return by_card[cards[best]]
