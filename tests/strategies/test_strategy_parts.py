@@ -8,7 +8,7 @@ import pytest
 
 from domain.cards import mask_of, parse_card
 from domain.contracts import ALL_CONTRACTS, Contract
-from domain.deal import new_deal
+from domain.deal import new_deal, play
 from domain.rules import Rules
 from tournament.strategies.bidding import BLOCK, features, worth
 from tournament.strategies.bidding_model import BASELINES, COEFFICIENTS
@@ -82,6 +82,14 @@ def test_equivalent_cards_are_searched_once() -> None:
     st2 = new_deal(Rules(), Contract.NO_QUEENS, 0, (hand2, 0, 0, 0))
     k2 = Knowledge(0, st2, out & ~hand2, (3, 13, 13, 13), (hand2, out, out, out))
     assert distinct_cards(k2, hand2) == [parse_card(c) for c in ("JS", "QS", "KS")]
+    # A card on the trick in progress lies between too: over an 8S led, 9S wins and 7S loses.
+    hand3 = _mask("7S 9S")
+    dealt = (hand3, _mask("2C"), _mask("3C"), _mask("8S 2H"))
+    st3 = play(new_deal(Rules(), Contract.NO_TRICKS, 3, dealt), parse_card("8S"))
+    assert st3.to_move == 0
+    rest = ((1 << 52) - 1) & ~hand3 & ~_mask("8S")
+    k3 = Knowledge(0, st3, rest, (2, 1, 1, 1), (hand3, rest, rest, rest))
+    assert distinct_cards(k3, hand3) == [parse_card(c) for c in ("7S", "9S")]
 
 
 def test_hand_model_shapes() -> None:

@@ -57,11 +57,12 @@ PRIOR_SAMPLES = 5.0
 def distinct_cards(k: Knowledge, legal: int) -> list[int]:
     """One card of each group of equivalent legal cards, lowest first.
 
-    Two cards of a suit are equivalent when no unseen card lies between them and both are, or
-    both are not, penalty cards: whichever is played, the deal goes the same way.
+    Two cards of a suit are equivalent when no card still in play lies between them (one in
+    another hand, or one on the trick in progress: 7S and 9S differ over an 8S led) and both
+    are, or both are not, penalty cards: whichever is played, the deal goes the same way.
     """
     pen = CONTRACT_INFO[k.state.contract].penalty_cards
-    out = k.out
+    out = k.out | k.state.trick_bits
     reps: list[int] = []
     prev = -1
     m = legal
