@@ -91,6 +91,18 @@ def _points(x: Fraction) -> str:
     return str(int(x)) if x.denominator == 1 else f"{float(x):.2f}"
 
 
+async def _tournament(services: Any, tournament_id: str) -> Any:
+    """The tournament's state, or None when there is no such tournament (or no tournaments
+    in this installation)."""
+    if TournamentRunner is None:
+        return None
+    runner = TournamentRunner(services.store, services.repo)
+    try:
+        return await asyncio.to_thread(runner.load, tournament_id)
+    except TournamentNotFound:
+        return None
+
+
 async def _game(services: Any, game_id: str) -> tuple[str, GameState | None]:
     """The game's status and state (None before it starts); GameNotFound if unknown.
 
@@ -382,12 +394,8 @@ class WebController(Controller):
     ) -> Template:
         """The tournament page; `?part=live` gives only its changing parts (meta line,
         standings, rounds), which the page's script re-fetches as the tournament moves."""
-        if TournamentRunner is None:
-            return _not_found(request, "tournament")
-        runner = TournamentRunner(services.store, services.repo)
-        try:
-            state = await asyncio.to_thread(runner.load, tournament_id)
-        except TournamentNotFound:
+        state = await _tournament(services, tournament_id)
+        if state is None:
             return _not_found(request, "tournament")
         standings = current_standings(state) if state.created is not None else None
         rounds = await asyncio.to_thread(_round_tables, services, state)
@@ -474,12 +482,8 @@ class WebController(Controller):
         self, request: Req, tournament_id: FromPath[str], services: ServicesDep
     ) -> Template:
         """The same for one tournament's tables."""
-        if TournamentRunner is None:
-            return _not_found(request, "tournament")
-        runner = TournamentRunner(services.store, services.repo)
-        try:
-            state = await asyncio.to_thread(runner.load, tournament_id)
-        except TournamentNotFound:
+        state = await _tournament(services, tournament_id)
+        if state is None:
             return _not_found(request, "tournament")
         name = state.created.name if state.created else tournament_id
         return _page(request, "tv.html", {"tid": tournament_id, "name": name, "contracts": {}})

@@ -131,13 +131,6 @@ class ExpertStrategy(StrongStrategy):
         self.infer = bool(infer)
         self.exact_tricks = int(exact_tricks)
 
-    def __call__(self, view: SeatView) -> Action:
-        if len(view.legal) == 1:
-            return view.legal[0]
-        if view.phase is Phase.DECLARING:
-            return self.declare(view)
-        return self.play(view)
-
     def evaluate_contracts(self, view: SeatView) -> dict[Action, float]:
         """For a declaring view: each legal declaration -> the declaring seat's expected deal
         points (its own score at the deal's end, the scale of domain.deal.scores: +50 a trick
