@@ -18,12 +18,15 @@ from sqlalchemy import Engine, select
 from sqlmodel import Session, col
 
 from services.db.models import GameRow, GameStreamRow
+from services.observability import error_fields, get_logger
 from tournament.games import STREAM_PREFIX
 
 try:  # the tournament code may be absent in a trimmed build: no tournaments are listed then
     from tournament.runner import TournamentRunner
 except ImportError:  # pragma: no cover
     TournamentRunner = None  # type: ignore[assignment,misc]
+
+log = get_logger("king.web")
 
 TOURNAMENTS_READ = 50  # tournaments loaded for the list (newest first)
 GAMES_SCANNED = 2000  # newest game streams considered by one listing
@@ -64,7 +67,8 @@ def tournaments(store: Any, repo: Any) -> tuple[list[dict[str, Any]], dict[str, 
     for tid in list(reversed(runner.tournament_ids()))[:TOURNAMENTS_READ]:
         try:
             st = runner.load(tid)
-        except Exception:  # a tournament that does not load is left out of the list
+        except Exception as exc:  # left out of the list; the operator sees why
+            log.warning("tournament_unlisted", tournament_id=tid, **error_fields(exc))
             continue
         c = st.created
         name = c.name if c else tid
