@@ -7,12 +7,14 @@ event twice changes nothing (every write is an upsert). Position 0 means "empty"
 transaction from 0 clears the projection's tables, so `rebuild` is `reset_projection` and a
 catch-up. `king db rebuild-projections` does that for every projection.
 
-`GamesProjection` keeps the games index (`king_games`), the seats index (`king_game_seats`)
-and every game stream's progress and result (`king_game_streams`, which the home page's
-leaderboard reads). A table is an event of its own: `table_opened` on the stream
-`table-<game id>`, written when the table is set, before its game stream exists. Rows the
-index got from a release before the projection (no table stream) are turned into
-`table_opened` events before the first fold (`open_legacy_tables`), so an upgrade keeps them.
+`GamesProjection` keeps the games index (`king_games`), the seats index (`king_game_seats`),
+every game stream's start, progress and result (`king_game_streams`, which the home page's
+list and leaderboard read), and every tournament's summary and games (`king_tournaments`,
+`king_tournament_games`), so no list folds a stream. A table is an event of its own:
+`table_opened` on the stream `table-<game id>`, written when the table is set, before its
+game stream exists. Rows the index got from a release before the projection (no table stream)
+are turned into `table_opened` events before the first fold (`open_legacy_tables`), so an
+upgrade keeps them.
 
 A `Projector` catches a projection up: at process start, after this process's own writes
 (read-your-writes: a table just created is listed), and before an index read, so other
@@ -36,7 +38,14 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from domain.events import GameCreated, GameEnded, from_payload
 from domain.results import points_number
 from eventstore import NO_STREAM, EventStore, NewEvent, RecordedEvent, VersionConflict
-from services.db.models import GameRow, GameSeatRow, GameStreamRow, RatingRow
+from services.db.models import (
+    GameRow,
+    GameSeatRow,
+    GameStreamRow,
+    RatingRow,
+    TournamentGameRow,
+    TournamentRow,
+)
 from services.observability import error_fields, get_logger
 from tournament import events as tevents
 from tournament.ratings import Identity, RatedGame, Rating, Ratings, rate_game, rated_games
@@ -58,6 +67,8 @@ GAMES_TABLE: Table = GameRow.__table__  # type: ignore[attr-defined]
 SEATS_TABLE: Table = GameSeatRow.__table__  # type: ignore[attr-defined]
 STREAMS_TABLE: Table = GameStreamRow.__table__  # type: ignore[attr-defined]
 RATINGS_TABLE: Table = RatingRow.__table__  # type: ignore[attr-defined]
+TOURNAMENTS_TABLE: Table = TournamentRow.__table__  # type: ignore[attr-defined]
+TOURNAMENT_GAMES_TABLE: Table = TournamentGameRow.__table__  # type: ignore[attr-defined]
 
 
 class Projection(Protocol):
@@ -252,19 +263,90 @@ def _table_payload(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class TournamentFolds:
+    """Each tournament's state as of the last event a projection applied: kept between batches,
+    and read again from its stream (up to the event) only after a restart or a gap."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._states: dict[str, tevents.TournamentState] = {}
+
+    def clear(self) -> None:
+        self._states.clear()
+
+    def _before(self, tid: str, version: int) -> tevents.TournamentState:
+        state = self._states.get(tid)
+        if state is not None and state.version == version - 1:
+            return state
+        state = tevents.TournamentState()
+        if version > 1:
+            for r in self.store.read_stream(TOURNAMENT_PREFIX + tid, to_version=version - 1):
+                state = tevents.apply(state, tevents.from_payload(r.type, r.payload))
+        return state
+
+    def step(
+        self, r: RecordedEvent
+    ) -> tuple[str, tevents.TournamentState, tevents.TournamentState] | None:
+        """(tournament id, state before, state after) of a tournament stream's event; None for
+        another stream's, or (logged) for one that does not replay."""
+        if not r.stream_id.startswith(TOURNAMENT_PREFIX) or r.type not in tevents.EVENT_TYPES:
+            return None
+        tid = r.stream_id[len(TOURNAMENT_PREFIX) :]
+        try:
+            before = self._before(tid, r.version)
+            after = tevents.apply(before, tevents.from_payload(r.type, r.payload))
+        except (ValueError, KeyError, TypeError):  # a tournament that does not replay
+            self._states.pop(tid, None)
+            log.warning("projection_skipped_event", position=r.position, type=r.type)
+            return None
+        self._states[tid] = after
+        return tid, before, after
+
+
+def _seated_games(state: tevents.TournamentState) -> set[str]:
+    return {str(t.get("game_id")) for tables in state.round_games for t in tables}
+
+
+def _tournament_summary(tid: str, st: tevents.TournamentState) -> dict[str, Any]:
+    c = st.created
+    done = {g.game_id for g in st.results}
+    finished = st.finished is not None
+    return {
+        "name": c.name if c else tid,
+        "format": c.format if c else "",
+        "rounds": c.rounds if c else 0,
+        "played": len(st.rounds),
+        "players": len(st.players),
+        "finished": finished,
+        "open_tables": 0 if finished else len(_seated_games(st) - done),
+    }
+
+
 class GamesProjection:
-    """The games index, the seats index and the game streams' results, from the feed."""
+    """The games index, the seats index, the game streams' starts and results, and the
+    tournaments' summaries, from the feed."""
 
     name = GAMES
+
+    def __init__(self, store: EventStore) -> None:
+        self.tournaments = TournamentFolds(store)
 
     def clear(self, conn: Connection) -> None:
         for table in (SEATS_TABLE, GAMES_TABLE, STREAMS_TABLE):
             conn.execute(delete(table))
+        for table in (TOURNAMENTS_TABLE, TOURNAMENT_GAMES_TABLE):
+            conn.execute(delete(table))
+        self.tournaments.clear()
 
     def apply(self, conn: Connection, batch: Sequence[RecordedEvent]) -> set[str]:
         changed: set[str] = set()
         for r in batch:
             sid = r.stream_id
+            if sid.startswith(TOURNAMENT_PREFIX):
+                step = self.tournaments.step(r)
+                if step is not None:
+                    self._tournament(conn, *step, r)
+                continue
             if sid.startswith(GAME_PREFIX):
                 if r.type not in (GameCreated.TYPE, GameEnded.TYPE):
                     continue
@@ -320,6 +402,7 @@ class GamesProjection:
         self, conn: Connection, game_id: str, event: GameCreated, r: RecordedEvent
     ) -> None:
         phase = self._phase(conn, game_id)
+        started = {"started_position": r.position, "started_at": r.recorded_at}
         if phase is None:
             conn.execute(
                 insert(STREAMS_TABLE),
@@ -327,7 +410,12 @@ class GamesProjection:
                     "game_id": game_id,
                     "phase": "live",
                     "players": orjson.dumps(list(event.players)).decode(),
+                    **started,
                 },
+            )
+        else:  # applied again, or after an unreadable start's end: the start is known now
+            conn.execute(
+                update(STREAMS_TABLE).where(STREAMS_TABLE.c.game_id == game_id).values(started)
             )
         self._status(conn, game_id, ("created",), "live", r)
 
@@ -349,6 +437,39 @@ class GamesProjection:
         self._status(conn, game_id, ("created", "live"), "over", r)
 
     @staticmethod
+    def _tournament(
+        conn: Connection,
+        tid: str,
+        before: tevents.TournamentState,
+        after: tevents.TournamentState,
+        r: RecordedEvent,
+    ) -> None:
+        values = _tournament_summary(tid, after)
+        query = select(TOURNAMENTS_TABLE.c.id).where(TOURNAMENTS_TABLE.c.id == tid)
+        if conn.execute(query).first() is None:
+            conn.execute(
+                insert(TOURNAMENTS_TABLE), {"id": tid, "opened_position": r.position, **values}
+            )
+        else:
+            where = TOURNAMENTS_TABLE.c.id == tid
+            conn.execute(update(TOURNAMENTS_TABLE).where(where).values(values))
+        if after.round_games is before.round_games:
+            return
+        seated = sorted(_seated_games(after) - _seated_games(before))
+        if not seated:
+            return
+        known = set(
+            conn.execute(
+                select(TOURNAMENT_GAMES_TABLE.c.game_id).where(
+                    TOURNAMENT_GAMES_TABLE.c.game_id.in_(seated)
+                )
+            ).scalars()
+        )
+        rows = [{"game_id": g, "tournament_id": tid} for g in seated if g not in known]
+        if rows:
+            conn.execute(insert(TOURNAMENT_GAMES_TABLE), rows)
+
+    @staticmethod
     def _status(
         conn: Connection, game_id: str, before: tuple[str, ...], after: str, r: RecordedEvent
     ) -> None:
@@ -368,38 +489,19 @@ class RatingsProjection:
     name = RATINGS
 
     def __init__(self, store: EventStore) -> None:
-        self.store = store
-        self._states: dict[str, tevents.TournamentState] = {}
+        self.tournaments = TournamentFolds(store)
 
     def clear(self, conn: Connection) -> None:
         conn.execute(delete(RATINGS_TABLE))
-        self._states.clear()
-
-    def _before(self, tid: str, version: int) -> tevents.TournamentState:
-        state = self._states.get(tid)
-        if state is not None and state.version == version - 1:
-            return state
-        state = tevents.TournamentState()
-        if version > 1:
-            for r in self.store.read_stream(TOURNAMENT_PREFIX + tid, to_version=version - 1):
-                state = tevents.apply(state, tevents.from_payload(r.type, r.payload))
-        return state
+        self.tournaments.clear()
 
     def apply(self, conn: Connection, batch: Sequence[RecordedEvent]) -> set[str]:
         changed: set[str] = set()
         for r in batch:
-            if not r.stream_id.startswith(TOURNAMENT_PREFIX) or r.type not in tevents.EVENT_TYPES:
+            step = self.tournaments.step(r)
+            if step is None:
                 continue
-            tid = r.stream_id[len(TOURNAMENT_PREFIX) :]
-            try:
-                state = tevents.apply(
-                    self._before(tid, r.version), tevents.from_payload(r.type, r.payload)
-                )
-            except (ValueError, KeyError, TypeError):  # a tournament that does not replay
-                self._states.pop(tid, None)
-                log.warning("projection_skipped_event", position=r.position, type=r.type)
-                continue
-            self._states[tid] = state
+            state = step[2]
             if r.type == tevents.GameRecorded.TYPE and state.created is not None:
                 games, who = rated_games(replace(state, results=state.results[-1:]))
                 changed |= self._rate(conn, games[0], who, r.position)
@@ -451,7 +553,7 @@ def read_ratings(conn: Connection) -> tuple[Ratings, dict[str, Identity]]:
 
 
 def games_projector(store: EventStore) -> Projector:
-    return Projector(store, GamesProjection(), before_first=open_legacy_tables)
+    return Projector(store, GamesProjection(store), before_first=open_legacy_tables)
 
 
 def ratings_projector(store: EventStore) -> Projector:

@@ -75,6 +75,39 @@ class GameStreamRow(SQLModel, table=True):
     winners: str | None = Field(default=None, max_length=100)
     ladder: str | None = Field(default=None, max_length=400)
     ended_position: int | None = None
+    # The feed position and time of `game_created`: the home page lists the newest first with
+    # one indexed query. Null for a stream whose start was unreadable.
+    started_position: int | None = Field(default=None, index=True)
+    started_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+
+
+class TournamentRow(SQLModel, table=True):
+    """Every tournament's summary for the lists (a projection of the tournament streams), so a
+    listing reads rows instead of folding tournaments. `opened_position`: the feed position of
+    its first event (newest first); `open_tables`: tables seated and not yet recorded."""
+
+    __tablename__ = "king_tournaments"
+
+    id: str = Field(primary_key=True, max_length=200)
+    name: str = Field(max_length=300)
+    format: str = Field(max_length=40)
+    rounds: int
+    played: int
+    players: int
+    finished: bool
+    open_tables: int
+    opened_position: int = Field(index=True)
+
+
+class TournamentGameRow(SQLModel, table=True):
+    """Which tournament seats a game (a projection, with `king_tournaments`)."""
+
+    __tablename__ = "king_tournament_games"
+
+    game_id: str = Field(primary_key=True, max_length=200)
+    tournament_id: str = Field(index=True, max_length=200)
 
 
 class RatingRow(SQLModel, table=True):
@@ -139,6 +172,8 @@ APP_TABLES = (
     GameRow.__table__,  # type: ignore[attr-defined]
     GameSeatRow.__table__,  # type: ignore[attr-defined]
     GameStreamRow.__table__,  # type: ignore[attr-defined]
+    TournamentRow.__table__,  # type: ignore[attr-defined]
+    TournamentGameRow.__table__,  # type: ignore[attr-defined]
     RatingRow.__table__,  # type: ignore[attr-defined]
     ActionKeyRow.__table__,  # type: ignore[attr-defined]
     InvitationRow.__table__,  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ from services.web.i18n import (
     pick_lang,
     words,
 )
-from services.web.lists import STATUSES, list_games
+from services.web.lists import STATUSES, Listing, list_games
 from services.web.tables import describe, index_statuses, live_line, results_of
 from services.web.tv import ranked
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
@@ -148,6 +148,13 @@ def _result(state: GameState) -> dict[str, Any] | None:
         "winners": [state.players[w] for w in result.winners],
         "rows": rows,
     }
+
+
+def _listing(services: Any, **filters: Any) -> Listing:
+    """The lists (blocking), once the games projection has folded what the feed holds: games and
+    tournaments that another process (or `king tournament run`) wrote are listed at once."""
+    services.games.catch_up()
+    return list_games(services.games.read_engine, **filters)
 
 
 def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:
@@ -310,10 +317,8 @@ class WebController(Controller):
         player = (q.get("player") or "").strip()[:200] or None
         tournament = (q.get("tournament") or "").strip()[:200] or None
         listing = await asyncio.to_thread(
-            list_games,
-            services.store,
-            services.repo,
-            services.games.read_engine,
+            _listing,
+            services,
             status=status,
             player=player,
             tournament=tournament,
@@ -493,10 +498,8 @@ class WebController(Controller):
         """The live tables (of `?tournament=`, else all), most interesting first (public)."""
         tournament = (request.query_params.get("tournament") or "").strip()[:200] or None
         listing = await asyncio.to_thread(
-            list_games,
-            services.store,
-            services.repo,
-            services.games.read_engine,
+            _listing,
+            services,
             status="live",
             tournament=tournament,
             limit=TV_TABLES,
@@ -505,10 +508,8 @@ class WebController(Controller):
         ids = [g.id for g in listing.games]
         states = await asyncio.to_thread(describe, services.repo, ids, LIVE_TABLES_BUDGET_S)
         latest = await asyncio.to_thread(
-            list_games,
-            services.store,
-            services.repo,
-            services.games.read_engine,
+            _listing,
+            services,
             status="over",
             tournament=tournament,
             limit=1,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from domain.rules import Rules
-from eventstore import EventStore
+from eventstore import NO_STREAM, EventStore
 from services.app import create_app, services_of
 from services.cli import main
 from services.database import rebuild_projections
@@ -36,7 +36,13 @@ SHORT = Rules(mode="short12")
 HOUSE = ["house:random"] * 4
 PASSED = '<p class="ok">✔ Audit passed'
 FAILED = '<p class="bad">✘ Audit failed'
-TABLES = ("king_games", "king_game_seats", "king_game_streams")
+TABLES = (
+    "king_games",
+    "king_game_seats",
+    "king_game_streams",
+    "king_tournaments",
+    "king_tournament_games",
+)
 
 
 def snapshot(engine: sa.Engine) -> dict[str, list[tuple[Any, ...]]]:
@@ -139,17 +145,51 @@ def _feed_store() -> EventStore:
     upgrade_engines(store.engines)
     repo = GameRepository(store)
     now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    cup = _cup_events()
+    _tournament(store, "cup", cup[:3])  # created, two players
     for i, players in enumerate(
         [["a", "b", "c", "d"], ["b", "c", "d", "e"], ["a", "house:random", "c", "e"]]
     ):
         gid = f"g{i}"
         open_table(store, table_event(gid, players, {"mode": "short12"}, 1000, "", "admin", now))
         repo.create(gid, players, SHORT, server_seed=bytes([i]) * 32)
+        if i == 0:
+            _tournament(store, "cup", cup[3:6])  # two more players, round 1 seats g0 and g1
+    _tournament(store, "broken", [cup[3]])  # a player before the tournament: never listed
     # a game stream without a table (a local runner's game), and a table never started
     repo.create("runner-1", ["x", "y", "z", "w"], SHORT, server_seed=b"\x09" * 32)
     open_table(store, table_event("later", ["a", "b", "c", "d"], {}, 1000, "", "admin", now))
     _finish(repo, "g1")
+    _tournament(store, "cup", cup[6:])  # g1 recorded
     return store
+
+
+def _cup_events() -> list[Any]:
+    from tournament import events as te
+
+    players = [te.PlayerRegistered(p, p.upper(), "bot", "house:random") for p in "abcd"]
+    tables = ({"table": 1, "seats": list("abcd"), "game_id": "g0"},)
+    tables += ({"table": 2, "seats": list("abcd"), "game_id": "g1"},)
+    return [
+        te.TournamentCreated("cup", "Cup", "swiss", 3, "house", "1/2", False, "s", {}, "random"),
+        *players[:2],
+        *players[2:],
+        te.RoundPaired(1, tables, ()),
+        te.GameRecorded(1, "g1", tuple("abcd"), (1, 2, 3, 4), (0,), (), (), (), None),
+    ]
+
+
+def _tournament(store: EventStore, tid: str, events: list[Any]) -> None:
+    from eventstore import NewEvent
+    from tournament import events as te
+
+    sid = f"tournament-{tid}"
+    store.append(
+        sid,
+        [NewEvent(e.TYPE, te.to_payload(e)) for e in events],
+        store.stream_version(sid) or NO_STREAM,
+        stream_type="tournament",
+    )
 
 
 def _finish(repo: GameRepository, game_id: str) -> None:
@@ -165,7 +205,7 @@ def _finish(repo: GameRepository, game_id: str) -> None:
 
 FEED_STORE = _feed_store()
 FEED = FEED_STORE.read_all(1, limit=100_000)
-REFERENCE_PROJECTOR = Projector(FEED_STORE, GamesProjection())
+REFERENCE_PROJECTOR = Projector(FEED_STORE, GamesProjection(FEED_STORE))
 REFERENCE_PROJECTOR.rebuild()
 REFERENCE = snapshot(FEED_STORE.engines.write)
 
@@ -176,6 +216,13 @@ def test_the_reference_projection_holds_what_the_feed_says() -> None:
     streams = {row[0]: row[1] for row in REFERENCE["king_game_streams"]}
     assert streams == {"g0": "live", "g1": "over", "g2": "live", "runner-1": "live"}
     assert len(REFERENCE["king_game_seats"]) == 16
+    # id, name, format, rounds, played, players, finished, open tables, opened position
+    (cup,) = REFERENCE["king_tournaments"]
+    assert cup[:8] == ("cup", "Cup", "swiss", 3, 1, 4, False, 1)
+    assert sorted(REFERENCE["king_tournament_games"]) == [("g0", "cup"), ("g1", "cup")]
+    started = {row[0]: row[7] for row in REFERENCE["king_game_streams"]}  # started_position
+    order = sorted(started, key=lambda g: started[g])
+    assert order == ["g0", "g1", "g2", "runner-1"]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -188,7 +235,7 @@ def test_any_split_of_the_feed_gives_the_same_projection(cuts: list[int], again:
     twice (a crash after the writes, before the position), the tables come out the same."""
     bounds = [0, *sorted(set(cuts)), len(FEED)]
     batches = [FEED[a:b] for a, b in itertools.pairwise(bounds)]
-    projection = GamesProjection()
+    projection = GamesProjection(FEED_STORE)
     engine = FEED_STORE.engines.write
     with engine.begin() as conn:
         projection.clear(conn)
