@@ -502,3 +502,40 @@ def test_the_tournament_page_offers_sign_up_until_it_is_over(client: TestClient[
     assert 'id="signup"' in html and "/static/signup.js" in html
     assert 'href="/tournaments/open/tv"' in html
     assert client.get("/tournaments/open/tv?lang=tr").status_code == 200
+
+
+def _statements_of(client: TestClient[Any], path: str) -> int:
+    """SQL statements that one request of `path` sends: the store's cost meter counts its raw
+    paths and every SQLAlchemy statement on its engines (the projections' reads among them).
+    The fewest of three requests: the meter is the process's, and background work (ownership
+    renewals, the feed watcher) may add to one of them."""
+    services = services_of(client.app)
+    services.games.catch_up()  # the feed is folded before, so only the listing is counted
+    engines = services.store.engines
+    assert services.games.read_engine in (engines.read, engines.write)
+    counts = []
+    for _ in range(3):
+        before = services.store.statements
+        assert client.get(path).status_code == 200
+        counts.append(services.store.statements - before)
+    return min(counts)
+
+
+def test_home_and_tv_cost_the_same_few_queries_however_many_games_and_tournaments(
+    client: TestClient[Any],
+) -> None:
+    """The lists read the projections (a few indexed queries), never every game stream or
+    tournament: ten more tournaments and their games do not add one statement."""
+
+    def more(prefix: str, n: int) -> None:
+        for i in range(n):
+            _paired_cup(client, f"{prefix}{i}")
+
+    more("a", 2)
+    before = {p: _statements_of(client, p) for p in ("/", "/?player=random-1", "/tv.json")}
+    more("b", 10)
+    after = {p: _statements_of(client, p) for p in ("/", "/?player=random-1", "/tv.json")}
+    assert after == before, (before, after)
+    assert 0 < max(before.values()) <= 20, before  # /tv.json lists twice
+    home = client.get("/?lang=en").text
+    assert home.count('href="/tournaments/b') == 10  # the new ones are listed, all the same
