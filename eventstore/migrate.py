@@ -95,6 +95,10 @@ class MigrationSet:
         )
         with context.begin_transaction():
             if connection.dialect.name == "postgresql":
+                # The pool's idle-in-transaction timeout guards request transactions; a migration
+                # runs Python between its statements, and a CPU-starved process (seen under load)
+                # would be cut off half-way through one: not for this transaction.
+                connection.execute(text("SET LOCAL idle_in_transaction_session_timeout = 0"))
                 # Two processes upgrading at once: the second waits, then finds the head applied.
                 connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": self.lock_key})
             context.run_migrations()

@@ -71,3 +71,58 @@ def test_a_store_opens_at_its_head_and_ahead_of_it_never_behind(fresh: StoreTarg
         assert not STORE_MIGRATIONS.is_current(engines)
     finally:
         engines.dispose()
+
+
+PROBE_ENV = """
+from pathlib import Path
+from sqlalchemy import MetaData
+from eventstore.migrate import MigrationSet
+
+MigrationSet(Path(__file__).parent, "probe_alembic_version", 4242).run_in_env(MetaData(), set())
+"""
+
+PROBE_REVISION = """
+import sqlalchemy as sa
+from alembic import op
+
+revision = "probe1"
+down_revision = None
+
+
+def upgrade() -> None:
+    op.execute(sa.text(
+        "CREATE TABLE probe_settings AS SELECT "
+        "current_setting('idle_in_transaction_session_timeout') AS idle, "
+        "current_setting('lock_timeout') AS lock_wait"
+    ))
+"""
+
+
+@pytest.mark.postgres
+def test_a_migration_is_not_cut_off_by_the_idle_in_transaction_timeout(
+    postgres_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The pool's 3 s idle-in-transaction timeout is for request transactions: a migration's
+    transaction (Python runs between its statements, and a CPU-starved process once idled past
+    3 s) runs without it, and with every other setting of the pool."""
+    from eventstore.migrate import MigrationSet
+
+    fresh = postgres_url, StoreSettings(pg_schema=pg_schema_for(request.node))
+    scripts = tmp_path / "probe"
+    (scripts / "versions").mkdir(parents=True)
+    (scripts / "env.py").write_text(PROBE_ENV)
+    (scripts / "versions" / "probe1.py").write_text(PROBE_REVISION)
+    engines = create_engines(*fresh)
+    try:
+        with engines.write.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA IF NOT EXISTS "{fresh[1].pg_schema}"'))
+        MigrationSet(scripts, "probe_alembic_version", 4242).upgrade_engines(engines)
+        with engines.write.connect() as conn:
+            row = conn.execute(sa.text("SELECT idle, lock_wait FROM probe_settings")).one()
+            outside = conn.exec_driver_sql("SHOW idle_in_transaction_session_timeout").scalar()
+        with engines.write.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{fresh[1].pg_schema}" CASCADE'))
+    finally:
+        engines.dispose()
+    assert tuple(row) == ("0", "30s")
+    assert outside == "3s"  # the pool's own connections keep it
