@@ -1,6 +1,9 @@
 """The analysis of a stored game's ended deals for the HTTP API: computed in a worker process,
 one deal at a time, and kept per (game, deal, attempt, version) so a repeat costs nothing.
 
+Analyses are kept in the database (services.analysis_store), so every process of a deployment
+computes a deal once, and in memory (the newest `KEPT`) so a repeat costs no query.
+
 Solving is CPU work that holds the interpreter lock: in a thread of the service it would slow
 every other request, so it runs in one spawned worker process. A request waits at most
 `WAIT_SECONDS` for the deals it asks for; when they are not all done it is answered
@@ -29,6 +32,8 @@ from typing import Any
 
 from domain.events import Event
 from domain.game import GameState, InconsistentEvent
+from services.analysis_store import AnalysisStore, key_hash
+from services.observability import error_fields, get_logger
 from services.play.errors import Conflict
 from tournament.analysis import (
     ANALYSIS_VERSION,
@@ -41,6 +46,8 @@ from tournament.analysis import (
     select,
 )
 from tournament.games import GameFailed, GameNotFound, GameRepository, to_domain_event
+
+log = get_logger("king.analysis")
 
 NODE_BUDGET = 5_000
 """The solver's nodes per position for the service: a deal takes 5-10 s (docs/ANALYSIS.md)."""
@@ -101,9 +108,11 @@ class AnalysisService:
 
     def __init__(self, repo: GameRepository, node_budget: int | None = None) -> None:
         self.repo = repo
+        self.stored = AnalysisStore(repo.store.engines.write)
         self.node_budget = NODE_BUDGET if node_budget is None else node_budget
         self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
         self._running: dict[Key, asyncio.Future[dict[str, Any]]] = {}
+        self._saving: set[asyncio.Future[None]] = set()  # writes in flight (kept referenced)
         self._pool: Executor | None = None
         self.computed = 0  # deal analyses computed (not served from the cache)
 
@@ -137,6 +146,8 @@ class AnalysisService:
         solver = default_solver(node_budget=self.node_budget)
         evaluate = default_evaluator()
         keys = [self._key(game_id, e, solver.model, evaluate.model) for e in chosen]
+        if any(k not in self._kept for k in keys):
+            await asyncio.to_thread(self._recall, game_id, keys)
         waits = [self._start(k, e) for k, e in zip(keys, chosen, strict=True)]
         running = [w for w in waits if w is not None]
         if running:
@@ -157,6 +168,29 @@ class AnalysisService:
             "exact": all(d["exact"] for d in done),
             "deals": done,
         }
+
+    def _recall(self, game_id: str, keys: list[Key]) -> None:
+        """Keep in memory what another process (or this one, before a restart) computed."""
+        try:
+            stored = self.stored.of_game(game_id)
+        except Exception as exc:  # computed again rather than not answered
+            log.warning("analysis_store_unavailable", game_id=game_id, **error_fields(exc))
+            return
+        for key in keys:
+            found = stored.get(key_hash(key))
+            if found is not None and key not in self._kept:
+                self._keep(key, found)
+
+    def _keep(self, key: Key, analysis: dict[str, Any]) -> None:
+        self._kept[key] = analysis
+        while len(self._kept) > KEPT:
+            self._kept.popitem(last=False)
+
+    def _save(self, key: Key, analysis: dict[str, Any]) -> None:
+        try:
+            self.stored.save(key_hash(key), str(key[0]), analysis)
+        except Exception as exc:  # still kept in memory; the next process computes it again
+            log.warning("analysis_not_stored", game_id=key[0], **error_fields(exc))
 
     def _key(self, game_id: str, ended: EndedDeal, model: str, contract_model: str) -> Key:
         d = ended.done
@@ -190,9 +224,10 @@ class AnalysisService:
             if f.cancelled() or f.exception() is not None:
                 return  # asked again, it is computed again
             self.computed += 1
-            self._kept[key] = f.result()
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+            self._keep(key, f.result())
+            saving = loop.run_in_executor(None, self._save, key, f.result())
+            self._saving.add(saving)
+            saving.add_done_callback(self._saving.discard)
 
         future.add_done_callback(finished)
         return future

@@ -145,6 +145,20 @@ class ActionKeyRow(SQLModel, table=True):
     )
 
 
+class DealAnalysisRow(SQLModel, table=True):
+    """An ended deal's analysis (services.analysis), computed once for every process: an ended
+    deal never changes, so the row is written once and read by any replica. `key`: the SHA-256
+    of what the analysis depends on (game, deal, attempt, version, analysis version, models,
+    node budget); `body`: the deal's analysis as zlib-compressed JSON."""
+
+    __tablename__ = "king_deal_analyses"
+
+    key: str = Field(primary_key=True, max_length=64)
+    game_id: str = Field(index=True, max_length=200)
+    body: bytes = Field(sa_column=Column(LargeBinary(), nullable=False))
+    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
 class InvitationRow(SQLModel, table=True):
     """An invitation to a seat (or seats) of a table a player set for others. Not a projection:
     answering moves `status` with one conditional UPDATE (`WHERE status = 'pending'`), so of
@@ -177,4 +191,5 @@ APP_TABLES = (
     RatingRow.__table__,  # type: ignore[attr-defined]
     ActionKeyRow.__table__,  # type: ignore[attr-defined]
     InvitationRow.__table__,  # type: ignore[attr-defined]
+    DealAnalysisRow.__table__,  # type: ignore[attr-defined]
 )

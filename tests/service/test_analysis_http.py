@@ -178,3 +178,32 @@ def test_the_worker_ends_with_the_service() -> None:
     )
     worker = int(done.stdout.split()[0])
     wait_for(lambda: not Path(f"/proc/{worker}").exists(), "the orphaned worker to end", 10.0)
+
+
+def test_a_deal_is_computed_once_for_every_process_of_the_database(
+    backend_settings: SettingsFactory,
+) -> None:
+    """An ended deal's analysis is kept in the database: a second app on the same database (a
+    replica, or this one after a restart) answers it without solving it again, byte for byte."""
+    settings_ = backend_settings()
+    with TestClient(create_app(settings_)) as first:
+        token = create_player(first, "owner")
+        game_id = create_game(first, token, HOUSE)
+        wait_over(first, game_id)
+        path = f"/api/v1/games/{game_id}/deals/2/analysis"
+        r = get(first, path)
+        assert r.status_code == 200, r.text
+        assert first.app.state[STATE_KEY].computed == 1
+
+        def stored() -> Any:
+            kept = first.app.state[STATE_KEY].stored.of_game(game_id)
+            return kept or None
+
+        wait_for(stored, "the analysis to be stored")
+    with TestClient(create_app(settings_)) as second:
+        again = second.get(path)
+        assert again.status_code == 200, again.text
+        assert again.content == r.content
+        assert second.app.state[STATE_KEY].computed == 0
+        one = second.get(f"/api/v1/games/{game_id}/deals/1/analysis")  # not stored: computed
+        assert one.status_code in (200, 202)
