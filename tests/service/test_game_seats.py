@@ -16,9 +16,12 @@ from eventstore.backends import create_engines
 from services.app import create_app
 from services.database import store_settings, upgrade_all
 from services.db.migrate import upgrade_engines
+from services.db.models import APP_TABLES
 from services.db.seats import fill_missing_seats
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, create_player
+
+KING0001_TABLES = {"king_players", "king_tokens", "king_games"}
 
 
 def test_the_migration_fills_the_seats_of_existing_games(
@@ -30,11 +33,9 @@ def test_the_migration_fills_the_seats_of_existing_games(
     try:
         seats = {"a": ["ada", "bo", "house:random", "cem"], "b": ["bo", "ada", "dee", "eve"]}
         with engines.write.begin() as conn:
-            conn.execute(sa.text("DROP TABLE king_game_seats"))
-            conn.execute(sa.text("DROP TABLE king_game_streams"))  # added by king0003
-            conn.execute(sa.text("DROP TABLE king_ratings"))
-            conn.execute(sa.text("DROP TABLE king_action_keys"))  # added by king0004
-            conn.execute(sa.text("DROP TABLE king_invitations"))  # added by king0005
+            for table in APP_TABLES:  # every table added after king0001
+                if table.name not in KING0001_TABLES:
+                    conn.execute(sa.text(f"DROP TABLE {table.name}"))
             conn.execute(sa.text("UPDATE king_alembic_version SET version_num = 'king0001'"))
             now = datetime.now(UTC)
             for game_id, owners in seats.items():
