@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from services.commands import COMMANDS
+from services.commands import add_db_option, command_parser
 from services.errors import UserError
 
 DEFAULT_BUDGET = 20_000  # about half a second a position (docs/ANALYSIS.md)
@@ -37,12 +37,7 @@ def _positive(text: str) -> int:
 
 
 def register(sub: Any) -> None:
-    cmd = sub.add_parser(
-        "analyse",
-        help=COMMANDS["analyse"],
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    cmd = command_parser(sub, "analyse", __doc__)
     cmd.add_argument("game", metavar="GAME", help="a game id, or a king-record/1 file (- : stdin)")
     cmd.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     cmd.add_argument("--deal", type=_positive, default=None, metavar="N", help="only deal N")
@@ -68,7 +63,7 @@ def register(sub: Any) -> None:
         action="store_false",
         help="leave out the declarations' analysis",
     )
-    cmd.add_argument("--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)")
+    add_db_option(cmd)
     cmd.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

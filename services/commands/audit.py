@@ -22,21 +22,16 @@ from typing import Any
 
 import orjson
 
-from services.commands import COMMANDS
+from services.commands import add_db_option, command_parser
 from services.errors import UserError
 from services.settings import load_settings
 
 
 def register(sub: Any) -> None:
-    audit = sub.add_parser(
-        "audit",
-        help=COMMANDS["audit"],
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    audit = command_parser(sub, "audit", __doc__)
     audit.add_argument("game_id", nargs="?", help="the game to audit")
     audit.add_argument("--all", action="store_true", help="audit every game in the database")
-    audit.add_argument("--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)")
+    add_db_option(audit)
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     audit.add_argument(
         "--workers",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from services.commands import COMMANDS
+from services.commands import COMMANDS, add_db_option
 from services.settings import load_settings
 
 
@@ -24,17 +24,13 @@ def register(sub: Any) -> None:
         help="apply the migrations (event store, then the service's tables)",
         description="Safe to run twice and from several processes at once.",
     )
-    upgrade.add_argument(
-        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
-    )
+    add_db_option(upgrade)
     upgrade.set_defaults(handler=cmd_upgrade)
     current = actions.add_parser(
         "current",
         help="show the database's revision of each migration set, against this release's head",
     )
-    current.add_argument(
-        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
-    )
+    add_db_option(current)
     current.set_defaults(handler=cmd_current)
     history = actions.add_parser(
         "history",
@@ -48,7 +44,7 @@ def register(sub: Any) -> None:
         "difference between the tables and the models (Alembic's autogenerate comparison). "
         "1: a set behind, ahead, never upgraded, or a difference (each listed).",
     )
-    check.add_argument("--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)")
+    add_db_option(check)
     check.set_defaults(handler=cmd_check)
     rebuild = actions.add_parser(
         "rebuild-projections",
@@ -57,9 +53,7 @@ def register(sub: Any) -> None:
         "Servers may run meanwhile: they keep working, but their lists show a "
         "partial index until it has caught up.",
     )
-    rebuild.add_argument(
-        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
-    )
+    add_db_option(rebuild)
     rebuild.set_defaults(handler=cmd_rebuild_projections)
 
 

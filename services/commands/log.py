@@ -19,22 +19,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from services.commands import COMMANDS
+from services.commands import add_db_option, command_parser
 from services.errors import UserError
 
 KEY_HELP = "the log's verifier key; again for a key it replaced (rotation)"
 
 
 def register(sub: Any) -> None:
-    log = sub.add_parser(
-        "log",
-        help=COMMANDS["log"],
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    log = command_parser(sub, "log", __doc__)
     cmds = log.add_subparsers(dest="log_command", metavar="ACTION", required=True)
     checkpoint = cmds.add_parser("checkpoint", help="print the current signed checkpoint")
-    checkpoint.add_argument("--db", default=None, metavar="URL", help="database URL")
+    add_db_option(checkpoint)
     checkpoint.set_defaults(handler=cmd_checkpoint)
     key = cmds.add_parser("key", help="print the log's verifier key")
     key.set_defaults(handler=cmd_key)
@@ -58,7 +53,7 @@ def register(sub: Any) -> None:
     verify = cmds.add_parser("verify", help="prove the stored log extends a saved checkpoint")
     verify.add_argument("--checkpoint", required=True, metavar="FILE", help="a signed checkpoint")
     verify.add_argument("--key", required=True, action="append", metavar="FILE", help=KEY_HELP)
-    verify.add_argument("--db", default=None, metavar="URL", help="database URL")
+    add_db_option(verify)
     verify.set_defaults(handler=cmd_verify)
     watch = cmds.add_parser("watch", help="a witness: poll checkpoints, refuse a fork")
     watch.add_argument("url", help="the service's base URL (http://host:port)")

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from domain.record import check_record
-from services.commands import COMMANDS
+from services.commands import COMMANDS, add_db_option
 from services.errors import UserError
 
 
@@ -59,9 +59,7 @@ def register(sub: Any) -> None:
     export.add_argument(
         "--until", type=_moment, default=None, help="NDJSON: games created before (ISO 8601)"
     )
-    export.add_argument(
-        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
-    )
+    add_db_option(export)
     export.add_argument(
         "--proofs",
         action="store_true",
@@ -95,9 +93,7 @@ def register(sub: Any) -> None:
     imports.add_argument(
         "--id", dest="game_id", default=None, help="one record only: store it under this id"
     )
-    imports.add_argument(
-        "--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)"
-    )
+    add_db_option(imports)
     imports.set_defaults(handler=cmd_import)
 
 

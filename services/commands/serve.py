@@ -8,7 +8,7 @@ import socket
 import sys
 from typing import Any
 
-from services.commands import COMMANDS
+from services.commands import COMMANDS, add_db_option
 from services.settings import load_settings
 
 
@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
     )
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
-    serve.add_argument("--db", default=None, metavar="URL", help="database URL (KING_DATABASE_URL)")
+    add_db_option(serve)
     serve.add_argument("--data-dir", default=None, help="data directory (default ./var)")
     serve.add_argument(
         "--no-driver",

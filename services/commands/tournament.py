@@ -15,7 +15,7 @@ from urllib.parse import quote
 import orjson
 
 from domain.rules import BadRuleOption, Rules
-from services.commands import COMMANDS
+from services.commands import COMMANDS, add_db_option
 from services.errors import UserError
 
 DEMO_PLAYERS = "heuristic*6,random*2"
@@ -61,13 +61,13 @@ def register(sub: Any) -> None:
         metavar="S",
         help="time a bot URL has per decision (default KING_DECISION_SECONDS, 10)",
     )
-    run.add_argument("--db", metavar="URL", help="database URL (KING_DATABASE_URL)")
+    add_db_option(run)
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.set_defaults(handler=cmd_run)
 
     show = actions.add_parser("standings", help="a tournament's standings")
     show.add_argument("id")
-    show.add_argument("--db", metavar="URL")
+    add_db_option(show)
     out = show.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", action="store_true")
@@ -87,11 +87,11 @@ def register(sub: Any) -> None:
     which = pairings.add_mutually_exclusive_group(required=True)
     which.add_argument("id", nargs="?")
     which.add_argument("--check", metavar="FILE", help="an exported pairings JSON ('-': stdin)")
-    pairings.add_argument("--db", metavar="URL")
+    add_db_option(pairings)
     pairings.set_defaults(handler=cmd_pairings)
 
     listing = actions.add_parser("list", help="the tournaments in the database")
-    listing.add_argument("--db", metavar="URL")
+    add_db_option(listing)
     listing.set_defaults(handler=cmd_list)
 
 
