@@ -241,6 +241,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "clear_filters": ("Süzgeçleri kaldır", "Clear the filters"),
     "no_match": ("Bu süzgeçlere uyan oyun yok.", "No game matches these filters."),
     "showing": ("Gösterilen", "Showing"),
+    "pages": ("Sayfalar", "Pages"),
+    "newer_games": ("Daha yeni oyunlar", "Newer games"),
+    "older_games": ("Daha eski oyunlar", "Older games"),
     "tv": ("TV", "TV"),
     "tv_note": (
         "En çekişmeli canlı masayı gösterir (King yakın, puanlar yakın); "

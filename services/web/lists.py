@@ -45,6 +45,7 @@ class Listing:
     players: list[str]  # everyone seated in the scanned games (for the player filter)
     tournaments: list[dict[str, Any]]
     recent_over: list[str]  # the newest finished games, unfiltered (the leaderboard's)
+    offset: int = 0  # games before the first shown (paging)
 
 
 def tournaments(session: Session) -> list[dict[str, Any]]:
@@ -115,6 +116,7 @@ def list_games(
     player: str | None = None,
     tournament: str | None = None,
     limit: int = 100,
+    offset: int = 0,
     recent: int = 100,
 ) -> Listing:
     """Every game, live ones first, then tables waiting, then finished ones, each newest
@@ -161,4 +163,5 @@ def list_games(
     counts = {s: sum(g.status == s for g in lines) for s in STATUSES}
     if status in STATUSES:
         lines = [g for g in lines if g.status == status]
-    return Listing(lines[:limit], len(lines), counts, everyone, tlist, recent_over)
+    shown = lines[offset : offset + limit]
+    return Listing(shown, len(lines), counts, everyone, tlist, recent_over, offset)

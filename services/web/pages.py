@@ -7,6 +7,7 @@ import base64
 from collections import OrderedDict
 from fractions import Fraction
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import Cookie
@@ -42,6 +43,7 @@ Req = Request[Any, Any, Any]
 LEADERBOARD_GAMES = 100
 TV_TABLES = 50  # live tables the TV page weighs
 HOME_GAMES = 100  # games listed on the home page (the filters narrow them down)
+MAX_PAGE = 1000  # the home page's pages of games (the listing scans the newest 2,000 anyway)
 # Finished games' replay audits kept, by (game, version, head hash). The hash chain is checked
 # afresh on every page (one read of the stream): rows changed in place fail it at once.
 AUDITS_KEPT = 256
@@ -147,6 +149,29 @@ def _result(state: GameState) -> dict[str, Any] | None:
     return {
         "winners": [state.players[w] for w in result.winners],
         "rows": rows,
+    }
+
+
+def _page_number(text: str | None) -> int:
+    """`?page=N` (1 for anything that is not a page number from 1 to 1000)."""
+    return int(text) if text and text.isdigit() and 1 <= int(text) <= MAX_PAGE else 1
+
+
+def _pages(listing: Listing, page: int, **filters: str | None) -> dict[str, Any]:
+    """Where the home page's newer and older games are (links keep the filters)."""
+    last = max(1, -(-listing.total // HOME_GAMES))
+
+    def link(n: int) -> str:
+        query = {k: v for k, v in filters.items() if v}
+        if n > 1:
+            query["page"] = str(n)
+        return "/?" + urlencode(query) if query else "/"
+
+    return {
+        "page": page,
+        "last": last,
+        "newer": link(page - 1) if page > 1 else None,
+        "older": link(page + 1) if page < min(last, MAX_PAGE) else None,
     }
 
 
@@ -316,6 +341,7 @@ class WebController(Controller):
         status = q.get("status") if q.get("status") in STATUSES else None
         player = (q.get("player") or "").strip()[:200] or None
         tournament = (q.get("tournament") or "").strip()[:200] or None
+        page = _page_number(q.get("page"))
         listing = await asyncio.to_thread(
             _listing,
             services,
@@ -323,6 +349,7 @@ class WebController(Controller):
             player=player,
             tournament=tournament,
             limit=HOME_GAMES,
+            offset=(page - 1) * HOME_GAMES,
             recent=LEADERBOARD_GAMES,
         )
         board = await asyncio.to_thread(_leaderboard, services, listing.recent_over)
@@ -332,6 +359,7 @@ class WebController(Controller):
             {
                 "listing": listing,
                 "filters": {"status": status, "player": player, "tournament": tournament},
+                "pages": _pages(listing, page, status=status, player=player, tournament=tournament),
                 "filtered": bool(status or player or tournament),
                 "board": board,
                 "tournaments": listing.tournaments,

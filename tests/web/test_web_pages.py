@@ -539,3 +539,39 @@ def test_home_and_tv_cost_the_same_few_queries_however_many_games_and_tournament
     assert 0 < max(before.values()) <= 20, before  # /tv.json lists twice
     home = client.get("/?lang=en").text
     assert home.count('href="/tournaments/b') == 10  # the new ones are listed, all the same
+
+
+def test_home_pages_through_the_games_keeping_the_filters(
+    client: TestClient[Any], monkeypatch: Any
+) -> None:
+    """Every game can be reached: newer and older pages of the list, the filters kept in the
+    links, a page past the end says so, and a bad page number is page 1."""
+    import services.web.pages as pages
+
+    from domain.rules import Rules
+
+    monkeypatch.setattr(pages, "HOME_GAMES", 2)
+    repo = services_of(client.app).repo
+    made = [f"run-{i}" for i in range(5)]
+    for i, game_id in enumerate(made):  # live games of a local runner, one after the other
+        repo.create(
+            game_id, ["w", "x", "y", "z"], Rules(mode="short12"), server_seed=bytes([i]) * 32
+        )
+    first = client.get("/?lang=en").text
+    assert _game_rows(first) == made[::-1][:2]
+    assert "Showing 1–2 / 5" in first and 'href="/?page=2"' in first
+    assert "Newer games" not in first
+    second = client.get("/?page=2&lang=en").text
+    assert _game_rows(second) == made[::-1][2:4]
+    assert 'href="/"' in second and 'href="/?page=3"' in second
+    third = client.get("/?page=3&lang=en").text
+    assert _game_rows(third) == made[:1] and "Older games" not in third
+    seen = [g for page in (first, second, third) for g in _game_rows(page)]
+    assert sorted(seen) == sorted(made)  # each game on exactly one page
+    live = client.get("/?status=live&page=2&lang=en").text
+    assert 'href="/?status=live"' in live and 'href="/?status=live&amp;page=3"' in live
+    past = client.get("/?page=9&lang=en").text
+    assert _game_rows(past) == [] and 'href="/?page=8"' in past
+    for bad in ("0", "-1", "x", "99999999999999999999"):
+        assert _game_rows(client.get(f"/?page={bad}").text) == made[::-1][:2]
+    assert "Daha eski oyunlar" in client.get("/?lang=tr").text
