@@ -547,7 +547,6 @@ def test_home_pages_through_the_games_keeping_the_filters(
     """Every game can be reached: newer and older pages of the list, the filters kept in the
     links, a page past the end says so, and a bad page number is page 1."""
     import services.web.pages as pages
-
     from domain.rules import Rules
 
     monkeypatch.setattr(pages, "HOME_GAMES", 2)
