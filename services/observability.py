@@ -91,6 +91,17 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
     # lines (a line per push request, per scheduler tick): only their warnings get through.
     for chatty in ("httpx", "httpcore", "apscheduler"):
         logging.getLogger(chatty).setLevel(max(numeric, logging.WARNING))
+    aps = logging.getLogger("apscheduler.scheduler")
+    aps.filters = [f for f in aps.filters if not isinstance(f, SkippedFiring)] + [SkippedFiring()]
+
+
+class SkippedFiring(logging.Filter):
+    """Drops APScheduler's warning that a firing was skipped because the last one still runs.
+    The scheduler's jobs are `max_instances=1, coalesce=True` on purpose: a tournament tick
+    longer than the period is simply not run twice, which is no cause for a warning a tick."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "maximum number of running instances reached" not in str(record.msg)
 
 
 _HANDLER_NAME = "king"

@@ -52,3 +52,36 @@ def test_every_line_is_one_json_object_under_threads() -> None:
     assert theirs[0]["event"].startswith("plain ")
     assert not any("quietened" in line for line in lines)
     assert done.stdout == ""
+
+
+SCHEDULER_WARNINGS = textwrap.dedent(
+    """
+    import logging
+    from services.observability import configure_logging
+
+    configure_logging("info", json=True)
+    configure_logging("info", json=True)  # configured twice (apps in one process): one filter
+    aps = logging.getLogger("apscheduler.scheduler")
+    assert len(aps.filters) == 1, aps.filters
+    aps.warning(
+        'Execution of job "%s" skipped: maximum number of running instances reached (%d)',
+        "tick",
+        1,
+    )
+    aps.warning("Run time of job %s was missed by %s", "tick", "0:00:02")
+    """
+)
+
+
+def test_a_skipped_scheduler_firing_is_not_a_warning_other_scheduler_warnings_are() -> None:
+    """A tournament tick longer than the scheduler's period skips the next firing on purpose
+    (`max_instances=1`): APScheduler's warning of it is dropped, its other warnings are not."""
+    done = subprocess.run(
+        [sys.executable, "-c", SCHEDULER_WARNINGS],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lines = [json.loads(line) for line in done.stderr.splitlines()]
+    assert [r["event"] for r in lines] == ["Run time of job tick was missed by 0:00:02"]
