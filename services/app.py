@@ -22,6 +22,7 @@ from services.allow import fresh_options
 from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
+from services.controllers.accounts import AccountController
 from services.controllers.analysis import AnalysisController, close_analysis
 from services.controllers.deps import (
     provide_maybe_principal,
@@ -62,6 +63,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             log.info("admin_token_generated", file=str(services.admin_token_file))
         if buckets is not None:
             await buckets.start()
+        if services.login_limits is not None:
+            await services.login_limits.start()
         await services.ownership.start()
         await services.watcher.start()
         if services.tlog is not None:
@@ -83,6 +86,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             await services.push.aclose()
             if buckets is not None:
                 await buckets.close()
+            if services.login_limits is not None:
+                await services.login_limits.close()
             if owned:
                 store.close()
             log.info("service_stopped")
@@ -90,6 +95,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[
             PlayerController,
+            AccountController,
             GameController,
             AnalysisController,
             RecordController,
