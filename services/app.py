@@ -18,6 +18,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from eventstore import EventStore
+from services.accounts.csrf import csrf_config, csrf_middleware
 from services.allow import fresh_options
 from services.compression import compression_config
 from services.container import Services, build_services
@@ -25,6 +26,7 @@ from services.content_type import require_json
 from services.controllers.accounts import AccountController
 from services.controllers.analysis import AnalysisController, close_analysis
 from services.controllers.deps import (
+    SESSION_COOKIE,
     provide_maybe_principal,
     provide_principal,
     services_provider,
@@ -63,8 +65,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             log.info("admin_token_generated", file=str(services.admin_token_file))
         if buckets is not None:
             await buckets.start()
-        if services.login_limits is not None:
-            await services.login_limits.start()
+        # The log-in buckets are not started: a shared store is checked (and its state
+        # logged) once, by the general buckets above; log-ins fall back to memory on their own.
         await services.ownership.start()
         await services.watcher.start()
         if services.tlog is not None:
@@ -121,6 +123,9 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         middleware=[
             server_timing_middleware,
             rate_limit_middleware(buckets),
+            csrf_middleware(
+                csrf_config(services.csrf_secret, settings.secure_cookies), SESSION_COOKIE
+            ),
         ],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(

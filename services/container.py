@@ -8,6 +8,7 @@ from pathlib import Path
 
 from eventstore import EventStore
 from services.accounts import AccountService
+from services.accounts.csrf import csrf_secret
 from services.accounts.limits import make_login_buckets
 from services.bots.push import PushClient
 from services.bots.urls import UrlPolicy
@@ -54,6 +55,7 @@ class Services:
     tlog: TransparencyLog | None = None
     accounts: AccountService | None = None
     login_limits: Buckets | None = None
+    csrf_secret: str = ""
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -116,4 +118,5 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         tlog=TransparencyLog(store, load_signer(settings)),
         accounts=AccountService(store.engines.write, players, store.engines.read),
         login_limits=make_login_buckets(settings),
+        csrf_secret=csrf_secret(token),
     )

@@ -15,7 +15,7 @@ from litestar.response import Template
 
 from domain.game import GameState, Phase
 from services.caching import cached_json, settled
-from services.controllers.deps import ServicesDep
+from services.controllers.deps import SESSION_COOKIE, ServicesDep
 from services.observability import error_fields, get_logger
 from services.web.data import replay_payload
 from services.web.i18n import (
@@ -26,6 +26,7 @@ from services.web.i18n import (
     words,
 )
 from services.web.lists import STATUSES, list_games
+from services.web.session import STALE_KEY, load_user, user_of
 from services.web.tables import describe, index_statuses, live_line, results_of
 from services.web.tv import ranked
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
@@ -68,10 +69,14 @@ def _page(
     status: int = 200,
 ) -> Template:
     lang, cookies = _lang(request)
+    user = user_of(request)
+    if request.state.get(STALE_KEY):
+        cookies.append(Cookie(key=SESSION_COOKIE, value="", max_age=0, path="/", httponly=True))
     ctx = {
         "lang": lang,
         "t": words(lang),
         "path": request.url.path,
+        "user": user.player_id if user is not None else None,
         **context,
     }
     return Template(
@@ -300,6 +305,7 @@ class WebController(Controller):
     path = "/"
     include_in_schema = False
     tags = ("web",)
+    before_request = load_user  # type: ignore[assignment]
 
     @get("/", name="web-home")
     async def home(self, request: Req, services: ServicesDep) -> Template:
