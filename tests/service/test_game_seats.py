@@ -21,6 +21,19 @@ from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, create_player
 
 
+# What migration king0006 (accounts) added, taken away again.
+UNDO_KING0006 = (
+    "DROP TABLE king_accounts",
+    "DROP INDEX ix_king_players_owner_id",
+    "ALTER TABLE king_players DROP COLUMN owner_id",
+    "DROP INDEX ix_king_tokens_token_id",
+    *(
+        f"ALTER TABLE king_tokens DROP COLUMN {column}"
+        for column in ("token_id", "name", "scopes", "last_used_at", "expires_at")
+    ),
+)
+
+
 def test_the_migration_fills_the_seats_of_existing_games(
     backend_settings: SettingsFactory,
 ) -> None:
@@ -35,6 +48,8 @@ def test_the_migration_fills_the_seats_of_existing_games(
             conn.execute(sa.text("DROP TABLE king_ratings"))
             conn.execute(sa.text("DROP TABLE king_action_keys"))  # added by king0004
             conn.execute(sa.text("DROP TABLE king_invitations"))  # added by king0005
+            for sql in UNDO_KING0006:
+                conn.execute(sa.text(sql))
             conn.execute(sa.text("UPDATE king_alembic_version SET version_num = 'king0001'"))
             now = datetime.now(UTC)
             for game_id, owners in seats.items():
