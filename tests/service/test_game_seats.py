@@ -20,7 +20,6 @@ from services.db.seats import fill_missing_seats
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, create_player
 
-
 # What migration king0006 (accounts) added, taken away again.
 UNDO_KING0006 = (
     "DROP TABLE king_accounts",
