@@ -171,3 +171,30 @@ def test_bad_sign_ups_on_the_page(client: TestClient[Any]) -> None:
     assert (
         client.post("/api/v1/login", json={"name": "hale", "password": PASSWORD}).status_code == 401
     )
+
+
+def test_the_session_cookie_is_secure_over_tls(tmp_path: Any) -> None:
+    from services.app import create_app
+    from tests.web.conftest import web_settings
+
+    app = create_app(web_settings(tmp_path))
+    with TestClient(app, base_url="https://king.test") as client:
+        r = sign_up(client, "ilk")
+        assert r.status_code == 303
+        cookie = next(c for c in r.headers.get_list("set-cookie") if c.startswith("king_session="))
+        assert "Secure" in cookie and "HttpOnly" in cookie
+
+
+def test_an_expired_session_is_no_principal() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from services.identity import Grant
+
+    scopes = frozenset({"session", "play", "read"})
+    live = Grant("ada", scopes, datetime.now(UTC) + timedelta(minutes=5)).principal("0" * 64)
+    assert live is not None and live.session and live.scopes == {"play", "read"}
+    assert (
+        Grant("ada", scopes, datetime.now(UTC) - timedelta(seconds=1)).principal("0" * 64) is None
+    )
+    legacy = Grant("bo", None, None).principal("0" * 64)
+    assert legacy is not None and legacy.scopes is None and legacy.may_act and not legacy.session
