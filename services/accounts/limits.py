@@ -27,8 +27,8 @@ async def draw_login(buckets: Buckets, name: str, address: str) -> None:
     """Take one attempt from the name's and the address's buckets; LoginThrottled if either is
     empty. The name is keyed as typed, case-folded (a refused name still counts)."""
     waits = [
-        (await buckets.draw("login:name:" + name.casefold()[:200]))[0],
-        (await buckets.draw("login:ip:" + address))[0],
+        (await buckets.draw("name:" + name.casefold()[:200]))[0],
+        (await buckets.draw("ip:" + address))[0],
     ]
     wait = max(waits)
     if wait > 0:
