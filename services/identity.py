@@ -11,6 +11,7 @@ import hmac
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +24,9 @@ from services.db.models import PlayerRow, TokenRow
 
 PLAYER_ID = re.compile(r"\A[a-z0-9][a-z0-9_-]{1,39}\Z")
 TOKEN_PREFIX = "king_"
+# A token's database row is re-read at most this long after the last read: a token revoked by
+# another process (an admin's disable, a log-out) is refused here within this time.
+GRANT_SECONDS = 30.0
 
 
 # Names the service itself uses for who did something (`created_by` of the admin's tables):
@@ -77,6 +81,7 @@ class Grant:
     player_id: str
     scopes: frozenset[str] | None
     expires_at: datetime | None
+    read_at: float = 0.0  # time.monotonic() of the database read
 
     def principal(self, digest: str) -> Principal | None:
         if self.expires_at is not None and self.expires_at <= datetime.now(UTC):
@@ -145,7 +150,9 @@ class PlayerService:
             return Principal(None, True, digest[:16])
         with self._lock:
             grant = self._cache.get(digest)
-        return None if grant is None else grant.principal(digest)
+        if grant is None or time.monotonic() - grant.read_at > GRANT_SECONDS:
+            return None
+        return grant.principal(digest)
 
     def authenticate(self, token: str) -> Principal | None:
         digest = hash_token(token)
@@ -153,12 +160,18 @@ class PlayerService:
             return Principal(None, True, digest[:16])
         with self._lock:
             grant = self._cache.get(digest)
-        if grant is None:
+        if grant is None or time.monotonic() - grant.read_at > GRANT_SECONDS:
             with Session(self._read) as session:
                 row = session.get(TokenRow, digest)
             if row is None or row.revoked:
+                self.forget_tokens(digests=frozenset({digest}))
                 return None
-            grant = Grant(row.player_id, parse_scopes(row.scopes), aware(row.expires_at))
+            grant = Grant(
+                row.player_id,
+                parse_scopes(row.scopes),
+                aware(row.expires_at),
+                time.monotonic(),
+            )
             with self._lock:
                 self._cache[digest] = grant
                 while len(self._cache) > self._cache_size:

@@ -336,3 +336,22 @@ def test_admin_made_tokens_keep_every_scope(client: TestClient[Any]) -> None:
         "/api/v1/me/tokens", json={"name": "x", "scopes": ["read"]}, headers=bearer(rotated)
     )
     assert r.status_code == 403
+
+
+def test_a_token_revoked_by_another_process_is_refused_once_its_grant_is_stale(
+    backend_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two apps on one database (two processes): one caches a token, the other revokes it
+    (the admin disables the account); the first refuses it once its cached grant is older than
+    GRANT_SECONDS (0 here, so at once; 30 s in service)."""
+    from services import identity
+
+    settings = backend_settings(login_burst=1000)
+    with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
+        token = sign_up(a, "rana")["token"]
+        assert a.get("/api/v1/me", headers=bearer(token)).status_code == 200  # cached in a
+        r = b.put("/api/v1/accounts/rana/disabled", json={"disabled": True}, headers=ADMIN_HEADERS)
+        assert r.status_code == 200 and r.json()["revoked_tokens"] == 1
+        assert a.get("/api/v1/me", headers=bearer(token)).status_code == 200  # a's grant is fresh
+        monkeypatch.setattr(identity, "GRANT_SECONDS", 0.0)
+        assert a.get("/api/v1/me", headers=bearer(token)).status_code == 401
