@@ -12,9 +12,11 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from sqlalchemy.exc import SQLAlchemyError
 
 from services.container import Services
 from services.identity import Principal
+from services.observability import get_logger
 from services.play.errors import Forbidden
 from services.ratelimit import MAX_TOKEN_LENGTH, PRINCIPAL_SCOPE_KEY
 
@@ -26,6 +28,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 ANY_SCOPE = "king_any_scope"
 NEEDS_SCOPE = "king_needs_scope"
 
+log = get_logger("king.auth")
 ServicesDep = NamedDependency[Services]
 PrincipalDep = NamedDependency[Principal]
 MaybePrincipalDep = NamedDependency[Principal | None]
@@ -157,7 +160,10 @@ async def _authenticate(
     if accounts is not None and not principal.is_admin:
         digest = accounts.touch_due(token)
         if digest is not None:
-            await asyncio.to_thread(accounts.write_last_used, digest)
+            try:
+                await asyncio.to_thread(accounts.write_last_used, digest)
+            except SQLAlchemyError as exc:  # a last-used time is no reason to fail the request
+                log.warning("token_last_used_not_written", error=type(exc).__name__)
     return principal
 
 
