@@ -198,3 +198,19 @@ def test_an_expired_session_is_no_principal() -> None:
     )
     legacy = Grant("bo", None, None).principal("0" * 64)
     assert legacy is not None and legacy.scopes is None and legacy.may_act and not legacy.session
+
+
+def test_a_push_bot_url_the_guard_refuses_makes_no_bot(client: TestClient[Any]) -> None:
+    sign_up(client, "jale")
+    token = csrf(client, "/account")
+    form = {"name": "jale-bot", "bot_url": "http://127.0.0.1:9/", "_csrf_token": token}
+    r = client.post("/account/bots", data=form, follow_redirects=False)
+    assert r.status_code == 422 and 'role="alert"' in r.text
+    assert client.get("/api/v1/me/bots").json() == []
+    r = client.post(
+        "/api/v1/me/bots",
+        json={"name": "jale-bot", "bot_url": "http://169.254.169.254/"},
+        headers={"x-csrftoken": client.cookies["king_csrf"]},
+    )
+    assert r.status_code == 422 and r.json()["code"] == "bad_bot_url"
+    assert client.get("/api/v1/me/bots").json() == []
