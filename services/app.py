@@ -18,12 +18,15 @@ from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from eventstore import EventStore
+from services.accounts.csrf import csrf_config, csrf_middleware
 from services.allow import fresh_options
 from services.compression import compression_config
 from services.container import Services, build_services
 from services.content_type import require_json
+from services.controllers.accounts import AccountController
 from services.controllers.analysis import AnalysisController, close_analysis
 from services.controllers.deps import (
+    SESSION_COOKIE,
     provide_maybe_principal,
     provide_principal,
     services_provider,
@@ -62,6 +65,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             log.info("admin_token_generated", file=str(services.admin_token_file))
         if buckets is not None:
             await buckets.start()
+        # The log-in buckets are not started: a shared store is checked (and its state
+        # logged) once, by the general buckets above; log-ins fall back to memory on their own.
         await services.ownership.start()
         await services.watcher.start()
         if services.tlog is not None:
@@ -83,6 +88,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             await services.push.aclose()
             if buckets is not None:
                 await buckets.close()
+            if services.login_limits is not None:
+                await services.login_limits.close()
             if owned:
                 store.close()
             log.info("service_stopped")
@@ -90,6 +97,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[
             PlayerController,
+            AccountController,
             GameController,
             AnalysisController,
             RecordController,
@@ -115,6 +123,9 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
         middleware=[
             server_timing_middleware,
             rate_limit_middleware(buckets),
+            csrf_middleware(
+                csrf_config(services.csrf_secret, settings.secure_cookies), SESSION_COOKIE
+            ),
         ],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eventstore import EventStore
+from services.accounts import AccountService
+from services.accounts.csrf import csrf_secret
+from services.accounts.limits import make_login_buckets
 from services.bots.push import PushClient
 from services.bots.urls import UrlPolicy
 from services.idempotency import ActionKeys, Idempotency
@@ -18,6 +21,7 @@ from services.play.live import LiveGames
 from services.play.ownership import GameOwnership
 from services.play.service import GameService
 from services.play.watcher import StoreWatcher
+from services.ratelimit import Buckets
 from services.scheduler import TournamentDesk, TournamentScheduler
 from services.settings import Settings
 from services.tlog.keys import load_signer
@@ -49,6 +53,9 @@ class Services:
     scheduler: TournamentScheduler | None = None
     invitations: InvitationDesk | None = None
     tlog: TransparencyLog | None = None
+    accounts: AccountService | None = None
+    login_limits: Buckets | None = None
+    csrf_secret: str = ""
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -109,4 +116,7 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         scheduler=scheduler,
         invitations=invitations,
         tlog=TransparencyLog(store, load_signer(settings)),
+        accounts=AccountService(store.engines.write, players, store.engines.read),
+        login_limits=make_login_buckets(settings),
+        csrf_secret=csrf_secret(token),
     )

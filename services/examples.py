@@ -55,6 +55,7 @@ PARAMETERS: dict[str, Any] = {
     "player_id": "ada",
     "invitation_id": INVITATION,
     "tournament_id": TOURNAMENT,
+    "token_id": "t5e0c2a9b7d41f683",
     "round_no": 2,
     "deal": 1,
     "after": 5,
@@ -122,6 +123,10 @@ def examples() -> dict[str, Any]:
         game_status="created",
     )
     player = s.PlayerOut("ada", "Ada", "human", None, AT)
+    token_info = s.TokenInfoOut(
+        "t5e0c2a9b7d41f683", "ada-bot", "spring open", ["bot", "read"], AT, AT
+    )
+    bot = s.BotOut("ada-bot", "Ada's bot", "bot", "https://bots.example.org/king", AT, "ada")
     game = s.GameOut(GAME, "live", list(PLAYERS), _json(rule_changes), 30.0, CLIENT_SEED, "ada", AT)
     detail = s.GameDetail(game, _json(public), 9)
     deal_started = messages.DealStartedData(1, 0, public.declarer or 0)
@@ -133,6 +138,18 @@ def examples() -> dict[str, Any]:
         s.PlayerCreated(player, TOKEN),
         s.TokenOut(TOKEN),
         s.BotUrlIn("https://bots.example.org/king"),
+        s.SignUpIn("ada", "correct horse battery", "Ada"),
+        s.LogInIn("ada", "correct horse battery", "laptop"),
+        token_info,
+        s.TokenCreated(TOKEN, token_info),
+        s.AccountCreated(player, TOKEN, token_info),
+        s.TokenIn("my bot in the spring open", ["read", "bot"], "ada-bot"),
+        s.BotIn("ada-bot", "Ada's bot", "https://bots.example.org/king"),
+        bot,
+        s.AccountOut(player, [bot], [token_info]),
+        s.DisabledIn(True),
+        s.AccountStatusOut("ada", True, 3),
+        s.RevokedOut(1),
         game,
         s.GameCreate(list(PLAYERS), {"mode": "short12"}, 30.0, CLIENT_SEED),
         detail,
@@ -360,6 +377,14 @@ OWN_PROBLEMS: dict[tuple[str, int], tuple[str, str, str]] = {
         "invitations_pending",
         "bo has not accepted the invitation yet",
     ),
+    ("signUp", 409): ("conflict", "name_taken", "that name is taken"),
+    ("signUp", 422): ("unprocessable", "weak_password", "a password has at least 10 characters"),
+    ("createMyBot", 409): ("conflict", "name_taken", "that name is taken"),
+    ("createMyToken", 422): (
+        "unprocessable",
+        "bad_scopes",
+        "a bot's token has scopes among bot, read",
+    ),
     ("createPlayer", 422): ("bad-bot-url", "bad_bot_url", "the bot URL names a private address"),
     ("setMyBotUrl", 422): ("bad-bot-url", "bad_bot_url", "the bot URL names a private address"),
     ("importRecords", 400): ("bad-record", "malformed", "the body is not JSON"),
@@ -376,7 +401,7 @@ OWN_PROBLEMS: dict[tuple[str, int], tuple[str, str, str]] = {
 }
 DETAILS = {
     400: "the body does not fit the document: Expected `int`, got `str` - at `$.seat`",
-    401: "this needs a token: Authorization: Bearer <token>",
+    401: "this needs a token (Authorization: Bearer <token>) or a logged-in session",
     403: "this needs the admin token",
     404: f"no game {GAME!r}",
     409: "the action answers version 8; the game is at version 9",

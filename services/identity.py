@@ -11,6 +11,7 @@ import hmac
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +24,9 @@ from services.db.models import PlayerRow, TokenRow
 
 PLAYER_ID = re.compile(r"\A[a-z0-9][a-z0-9_-]{1,39}\Z")
 TOKEN_PREFIX = "king_"
+# A token's database row is re-read at most this long after the last read: a token revoked by
+# another process (an admin's disable, a log-out) is refused here within this time.
+GRANT_SECONDS = 30.0
 
 
 # Names the service itself uses for who did something (`created_by` of the admin's tables):
@@ -42,13 +46,60 @@ class PlayerNotFound(LookupError):
     pass
 
 
+# What a token may do (services.accounts makes tokens with them): `read` reads what its player
+# may see; `play` acts in the player's own seats (and manages its account); `bot` acts for the
+# bot player the token was made for. A token made before scopes existed has them all.
+SCOPES = ("read", "play", "bot")
+ACTING_SCOPES = frozenset({"play", "bot"})
+SESSION_SCOPE = "session"  # a web session's token (services.accounts.sessions), never a bearer
+
+
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who a request acts for: a player, or the admin (player_id None)."""
+    """Who a request acts for: a player, or the admin (player_id None), with the scopes of its
+    token (None: every scope, as the admin's token and the tokens made before scopes)."""
 
     player_id: str | None
     is_admin: bool = False
     token_key: str = ""  # a non-secret key for rate limiting (prefix of the token's hash)
+    scopes: frozenset[str] | None = None
+    session: bool = False  # from the web session cookie, not a bearer token
+
+    def has(self, scope: str) -> bool:
+        return self.scopes is None or scope in self.scopes
+
+    @property
+    def may_act(self) -> bool:
+        """May change anything (the central check of services.controllers.deps)."""
+        return self.scopes is None or bool(self.scopes & ACTING_SCOPES)
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """What the database says a token is: its player, scopes and expiry (cached per process)."""
+
+    player_id: str
+    scopes: frozenset[str] | None
+    expires_at: datetime | None
+    read_at: float = 0.0  # time.monotonic() of the database read
+
+    def principal(self, digest: str) -> Principal | None:
+        if self.expires_at is not None and self.expires_at <= datetime.now(UTC):
+            return None
+        session = self.scopes is not None and SESSION_SCOPE in self.scopes
+        scopes = self.scopes - {SESSION_SCOPE} if self.scopes is not None else None
+        return Principal(self.player_id, False, digest[:16], scopes, session)
+
+
+def parse_scopes(text: str | None) -> frozenset[str] | None:
+    return None if text is None else frozenset(text.split())
+
+
+def aware(when: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes for timezone-aware columns: they are UTC."""
+    if when is None or when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +136,7 @@ class PlayerService:
         self._engine = engine
         self._read = read_engine or engine
         self._admin_hash = hash_token(admin_token)
-        self._cache: OrderedDict[str, str] = OrderedDict()
+        self._cache: OrderedDict[str, Grant] = OrderedDict()
         self._players: dict[str, Player] = {}
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -98,26 +149,46 @@ class PlayerService:
         if hmac.compare_digest(digest, self._admin_hash):
             return Principal(None, True, digest[:16])
         with self._lock:
-            player_id = self._cache.get(digest)
-        return None if player_id is None else Principal(player_id, False, digest[:16])
+            grant = self._cache.get(digest)
+        if grant is None or time.monotonic() - grant.read_at > GRANT_SECONDS:
+            return None
+        return grant.principal(digest)
 
     def authenticate(self, token: str) -> Principal | None:
         digest = hash_token(token)
         if hmac.compare_digest(digest, self._admin_hash):
             return Principal(None, True, digest[:16])
         with self._lock:
-            player_id = self._cache.get(digest)
-        if player_id is None:
+            grant = self._cache.get(digest)
+        if grant is None or time.monotonic() - grant.read_at > GRANT_SECONDS:
             with Session(self._read) as session:
                 row = session.get(TokenRow, digest)
             if row is None or row.revoked:
+                self.forget_tokens(digests=frozenset({digest}))
                 return None
-            player_id = row.player_id
+            grant = Grant(
+                row.player_id,
+                parse_scopes(row.scopes),
+                aware(row.expires_at),
+                time.monotonic(),
+            )
             with self._lock:
-                self._cache[digest] = player_id
+                self._cache[digest] = grant
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        return Principal(player_id, False, digest[:16])
+        return grant.principal(digest)
+
+    def forget_tokens(
+        self, player_ids: set[str] | None = None, digests: frozenset[str] = frozenset()
+    ) -> None:
+        """Drop cached tokens (of these players, or these hashes) after they were revoked."""
+        with self._lock:
+            for digest in [
+                d
+                for d, g in self._cache.items()
+                if d in digests or (player_ids is not None and g.player_id in player_ids)
+            ]:
+                del self._cache[digest]
 
     # --- players -----------------------------------------------------------------------
 
@@ -205,7 +276,5 @@ class PlayerService:
                 )
             )
             session.commit()
-        with self._lock:
-            for digest in [d for d, p in self._cache.items() if p == player_id]:
-                del self._cache[digest]
+        self.forget_tokens({player_id})
         return token

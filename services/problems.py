@@ -21,6 +21,16 @@ from litestar.exceptions import HTTPException, ValidationException
 
 from domain.violations import Violation
 from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, StoreUnavailable
+from services.accounts import (
+    BadName,
+    BadScopes,
+    LoginFailed,
+    LoginThrottled,
+    NameTaken,
+    NotYours,
+    TokenNotFound,
+    WeakPassword,
+)
 from services.bots.urls import BadBotUrl
 from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
@@ -208,6 +218,12 @@ def _kind(kind: str, code: str | None = None, retry: int | None = None) -> Any:
     return handler
 
 
+def _throttled(_: Request[Any, Any, Any], exc: LoginThrottled) -> Response[Any]:
+    response = problem(429, "too many requests", str(exc), kind="rate-limited", code=exc.code)
+    response.headers["Retry-After"] = str(exc.retry)
+    return response
+
+
 def render(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     """The answer the app gives `exc` (the handler of its nearest class), for a handler that
     keeps its answers (services.idempotency)."""
@@ -295,6 +311,14 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     TableCancelled: _kind("table-cancelled"),
     Conflict: _kind("conflict"),
     PlayerExists: _kind("conflict"),
+    BadName: _kind("unprocessable"),
+    WeakPassword: _kind("unprocessable"),
+    BadScopes: _kind("unprocessable"),
+    NameTaken: _kind("conflict"),
+    LoginFailed: _kind("unauthorized"),
+    LoginThrottled: _throttled,
+    NotYours: _kind("forbidden"),
+    TokenNotFound: _kind("not-found"),
     RecordImportError: _record("record-refused"),
     RecordNotJSON: _record("bad-record"),
     RecordTooLarge: _record("body-too-large"),

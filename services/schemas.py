@@ -62,6 +62,90 @@ class TokenOut(Struct):
     token: str
 
 
+ScopeName = Literal["read", "play", "bot"]
+# Names are read up to 200 characters (normalising may shorten them) and passwords up to 1024,
+# so that an over-long one is refused with its reason (422) rather than as a malformed body.
+RawName = Annotated[str, Meta(min_length=1, max_length=200, examples=["ada"])]
+Password = Annotated[str, Meta(min_length=1, max_length=1024, examples=["correct horse battery"])]
+
+
+class SignUpIn(Struct, forbid_unknown_fields=True):
+    name: RawName
+    password: Password
+    display_name: Annotated[str, Meta(max_length=200)] | None = None
+
+
+class LogInIn(Struct, forbid_unknown_fields=True):
+    name: RawName
+    password: Password
+    token_name: Annotated[str, Meta(min_length=1, max_length=60)] = "log-in"
+
+
+class TokenInfoOut(Struct):
+    """A token as its owner sees it: never its text, which was shown once."""
+
+    id: str
+    player: str
+    name: str
+    scopes: list[str]
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+class TokenCreated(Struct):
+    token: str
+    info: TokenInfoOut
+
+
+class AccountCreated(Struct):
+    player: PlayerOut
+    token: str
+    info: TokenInfoOut
+
+
+class TokenIn(Struct, forbid_unknown_fields=True):
+    name: Annotated[str, Meta(min_length=1, max_length=60)]
+    scopes: Annotated[list[ScopeName], Meta(min_length=1, max_length=3)]
+    player: (
+        Annotated[str, Meta(max_length=40, description="one of your bots; default: you")] | None
+    ) = None
+
+
+class BotIn(Struct, forbid_unknown_fields=True):
+    name: RawName
+    display_name: Annotated[str, Meta(max_length=200)] | None = None
+    bot_url: Annotated[str, Meta(max_length=2000)] | None = None
+
+
+class BotOut(Struct):
+    id: str
+    name: str
+    kind: str
+    bot_url: str | None
+    created_at: datetime
+    owner: str | None
+
+
+class AccountOut(Struct):
+    player: PlayerOut
+    bots: list[BotOut]
+    tokens: list[TokenInfoOut]
+
+
+class DisabledIn(Struct, forbid_unknown_fields=True):
+    disabled: bool
+
+
+class AccountStatusOut(Struct):
+    player: str
+    disabled: bool
+    revoked_tokens: int
+
+
+class RevokedOut(Struct):
+    revoked_tokens: int
+
+
 class GameCreate(Struct, forbid_unknown_fields=True):
     seats: Annotated[list[SeatOwner], Meta(min_length=4, max_length=4)]
     rules: Annotated[dict[str, Any], Meta(description="rule options of docs/RULES.md")] = {}

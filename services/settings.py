@@ -51,6 +51,19 @@ class Settings(BaseSettings):
         le=30,
         description="seconds a request waits for Redis before this process's buckets answer",
     )
+    login_per_minute: float = Field(
+        default=6.0,
+        gt=0,
+        description="log-in and sign-up attempts a minute per name and per client address "
+        "(kept in rate_limit_store; limited even when rate_limit_per_second is 0)",
+    )
+    login_burst: int = Field(default=10, ge=1, description="attempts allowed at once")
+    session_days: float = Field(default=14.0, gt=0, le=365, description="web session lifetime")
+    secure_cookies: bool = Field(
+        default=False,
+        description="mark the session and CSRF cookies Secure even when a request arrives "
+        "over plain HTTP (behind a TLS-terminating proxy); over https they always are",
+    )
     bot_url_allow: str = Field(
         default="",
         description="comma list: loopback, private, link-local, or CIDRs bot URLs may reach",

@@ -12,12 +12,23 @@ from typing import Any
 from litestar import Request
 from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from sqlalchemy.exc import SQLAlchemyError
 
 from services.container import Services
 from services.identity import Principal
+from services.observability import get_logger
 from services.play.errors import Forbidden
 from services.ratelimit import MAX_TOKEN_LENGTH, PRINCIPAL_SCOPE_KEY
 
+SESSION_COOKIE = "king_session"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# A route's `opt` keys for the central scope check (`_authenticate`): ANY_SCOPE lets a token of
+# any scope through an unsafe method (log-out revokes the caller's own token); NEEDS_SCOPE names
+# the one scope an operation needs beyond the default (acting needs `play` or `bot`).
+ANY_SCOPE = "king_any_scope"
+NEEDS_SCOPE = "king_needs_scope"
+
+log = get_logger("king.auth")
 ServicesDep = NamedDependency[Services]
 PrincipalDep = NamedDependency[Principal]
 MaybePrincipalDep = NamedDependency[Principal | None]
@@ -86,14 +97,15 @@ def _bearer(request: Request[Any, Any, Any]) -> str | None:
     return token.strip()
 
 
-async def _authenticate(request: Request[Any, Any, Any], services: Services) -> Principal | None:
-    """The request's principal; None without an Authorization header; 401 for a malformed,
-    unknown or revoked token."""
-    token = _bearer(request)
-    if token is None:
-        return None
-    if len(token) > MAX_TOKEN_LENGTH:
-        raise NotAuthorizedException("unknown or revoked token")
+def session_secret(request: Request[Any, Any, Any]) -> str | None:
+    """The web session cookie's text (only read when no Authorization header is sent)."""
+    value = request.cookies.get(SESSION_COOKIE)
+    return value if value else None
+
+
+async def _lookup(
+    request: Request[Any, Any, Any], services: Services, token: str
+) -> Principal | None:
     # The rate limiter may have looked this very token up in memory a moment ago.
     seen: tuple[str, Principal | None] | None = request.scope.get(PRINCIPAL_SCOPE_KEY)  # type: ignore[assignment]
     principal = seen[1] if seen is not None and seen[0] == token else services.players.cached(token)
@@ -103,15 +115,62 @@ async def _authenticate(request: Request[Any, Any, Any], services: Services) -> 
             principal = await asyncio.to_thread(services.players.authenticate, token)
             if principal is None:
                 misses.add(token)
-    if principal is None:
-        raise NotAuthorizedException("unknown or revoked token")
+    return principal
+
+
+def _check_scope(request: Request[Any, Any, Any], principal: Principal) -> None:
+    """The one place every token's scopes are enforced: an unsafe method acts, and acting
+    needs `play` or `bot` (a `read` token reads only); a route may need one scope more."""
+    opt = request.route_handler.opt
+    needs = opt.get(NEEDS_SCOPE)
+    if needs is not None and not principal.has(needs):
+        raise Forbidden(f"this needs a token with the {needs} scope")
+    if request.method not in SAFE_METHODS and not opt.get(ANY_SCOPE) and not principal.may_act:
+        raise Forbidden("this token has the read scope only: it cannot act (play or bot can)")
+
+
+async def _authenticate(
+    request: Request[Any, Any, Any], services: Services, strict: bool = True
+) -> Principal | None:
+    """The request's principal: from its bearer token, else from its web session cookie; None
+    with neither. 401 for a malformed, unknown or revoked token, and (when `strict`) for a
+    session cookie that is no live session (forged or expired; not strict: ignored). 403 when
+    the token's scopes do not allow the operation."""
+    token = _bearer(request)
+    if token is None:
+        secret = session_secret(request)
+        if secret is None:
+            return None
+        principal = (
+            None if len(secret) > MAX_TOKEN_LENGTH else await _lookup(request, services, secret)
+        )
+        if principal is None or not principal.session:
+            if strict:
+                raise NotAuthorizedException("unknown or expired session: log in again")
+            return None
+        token = secret
+    else:
+        if len(token) > MAX_TOKEN_LENGTH:
+            raise NotAuthorizedException("unknown or revoked token")
+        principal = await _lookup(request, services, token)
+        if principal is None or principal.session:  # a session's text is no bearer token
+            raise NotAuthorizedException("unknown or revoked token")
+    _check_scope(request, principal)
+    accounts = services.accounts
+    if accounts is not None and not principal.is_admin:
+        digest = accounts.touch_due(token)
+        if digest is not None:
+            try:
+                await asyncio.to_thread(accounts.write_last_used, digest)
+            except SQLAlchemyError as exc:  # a last-used time is no reason to fail the request
+                log.warning("token_last_used_not_written", error=type(exc).__name__)
     return principal
 
 
 async def provide_maybe_principal(
     request: Request[Any, Any, Any], services: ServicesDep
 ) -> Principal | None:
-    return await _authenticate(request, services)
+    return await _authenticate(request, services, strict=False)
 
 
 async def provide_principal(request: Request[Any, Any, Any], services: ServicesDep) -> Principal:
@@ -119,7 +178,9 @@ async def provide_principal(request: Request[Any, Any, Any], services: ServicesD
     dependency fewer to resolve on every authenticated request)."""
     principal = await _authenticate(request, services)
     if principal is None:
-        raise NotAuthorizedException("this needs a token: Authorization: Bearer <token>")
+        raise NotAuthorizedException(
+            "this needs a token (Authorization: Bearer <token>) or a logged-in session"
+        )
     return principal
 
 

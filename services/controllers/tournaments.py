@@ -288,6 +288,17 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise NotFoundException(str(exc).strip("'\"")) from None
 
 
+async def _may_enter(services: Services, principal: Any, player: str | None) -> bool:
+    """May this (non-admin) principal enter or withdraw `player` (None: itself)? Its own
+    player, or a bot its account owns (with an account-level token: `play`)."""
+    if player is None or player == principal.player_id:
+        return True
+    accounts = services.accounts
+    if accounts is None or principal.player_id is None or not principal.has("play"):
+        return False
+    return await asyncio.to_thread(accounts.owns, principal.player_id, player)
+
+
 def _admin(principal: Any) -> None:
     if not principal.is_admin:
         raise PermissionDeniedException("this needs the admin token")
@@ -368,8 +379,9 @@ class TournamentController(Controller):
         principal: PrincipalDep,
         data: JSONBody[RegisterIn | None] = None,
     ) -> TournamentDetail:
-        """Register: a player's token registers its player; the admin names a player or a
-        strategy. A late registration is paired from the next round on."""
+        """Register: a player's token registers its player, or (`player`) a bot its account
+        owns; the admin names a player or a strategy. A late registration is paired from the
+        next round on."""
         desk = _desk(services)
         body = data or RegisterIn()
         if principal.is_admin:
@@ -377,9 +389,11 @@ class TournamentController(Controller):
                 raise Unprocessable("name a player or a strategy to register")
             entry = Entry(body.player, body.strategy)
         else:
-            if body.strategy is not None or body.player not in (None, principal.player_id):
-                raise PermissionDeniedException("a player's token registers only its player")
-            entry = Entry(principal.player_id, None)
+            if body.strategy is not None or not await _may_enter(services, principal, body.player):
+                raise PermissionDeniedException(
+                    "a player's token registers only its player or a bot its account owns"
+                )
+            entry = Entry(body.player or principal.player_id, None)
         await _call(desk.register, tournament_id, entry)
         return await _detail(desk, tournament_id)
 
@@ -398,8 +412,10 @@ class TournamentController(Controller):
     ) -> TournamentDetail:
         """Withdraw a player (the admin, or the player itself): not paired from the next round
         on; a game in play is finished by the driver."""
-        if not principal.is_admin and principal.player_id != player_id:
-            raise PermissionDeniedException("only the admin or the player may withdraw it")
+        if not principal.is_admin and not await _may_enter(services, principal, player_id):
+            raise PermissionDeniedException(
+                "only the admin, the player or its owner may withdraw it"
+            )
         desk = _desk(services)
         await _call(desk.withdraw, tournament_id, player_id, reason or "withdrawn")
         return await _detail(desk, tournament_id)

@@ -18,6 +18,20 @@ class PlayerRow(SQLModel, table=True):
     kind: str = Field(max_length=10)  # "human" | "bot"
     bot_url: str | None = Field(default=None, max_length=2000)
     created_at: datetime
+    # The account that owns this bot (services.accounts); None for people and admin-made bots.
+    owner_id: str | None = Field(default=None, index=True, max_length=40)
+
+
+class AccountRow(SQLModel, table=True):
+    """A player who signs in with a password (argon2id hash only). Disabled: no log-in, and
+    its tokens (and its bots' tokens) were revoked when it was disabled."""
+
+    __tablename__ = "king_accounts"
+
+    player_id: str = Field(primary_key=True, max_length=40)
+    password_hash: str = Field(max_length=200)
+    disabled: bool = False
+    created_at: datetime
 
 
 class TokenRow(SQLModel, table=True):
@@ -29,6 +43,14 @@ class TokenRow(SQLModel, table=True):
     player_id: str = Field(index=True, max_length=40)
     created_at: datetime
     revoked: bool = False
+    # Made by an account (services.accounts): a public id to name it by, the owner's label, its
+    # scopes (space-separated; None: every scope, as the tokens made before scopes existed),
+    # when it was last used, and for a web session when it expires.
+    token_id: str | None = Field(default=None, max_length=24, unique=True, index=True)
+    name: str | None = Field(default=None, max_length=60)
+    scopes: str | None = Field(default=None, max_length=60)
+    last_used_at: datetime | None = None
+    expires_at: datetime | None = None
 
 
 class GameRow(SQLModel, table=True):
@@ -182,6 +204,7 @@ class InvitationRow(SQLModel, table=True):
 
 APP_TABLES = (
     PlayerRow.__table__,  # type: ignore[attr-defined]
+    AccountRow.__table__,  # type: ignore[attr-defined]
     TokenRow.__table__,  # type: ignore[attr-defined]
     GameRow.__table__,  # type: ignore[attr-defined]
     GameSeatRow.__table__,  # type: ignore[attr-defined]

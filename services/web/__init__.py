@@ -15,6 +15,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from litestar.types import ControllerRouterHandler
 
+from services.web.accounts import AccountPages
 from services.web.pages import WebController
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +33,7 @@ def web_handlers() -> list[ControllerRouterHandler]:
         include_in_schema=False,
         cache_control=None,
     )
-    return [WebController, static]
+    return [WebController, AccountPages, static]
 
 
 __all__ = ["template_config", "web_handlers"]

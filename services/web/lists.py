@@ -165,3 +165,10 @@ def list_games(
         lines = [g for g in lines if g.status == status]
     shown = lines[offset : offset + limit]
     return Listing(shown, len(lines), counts, everyone, tlist, recent_over, offset)
+
+
+def listing_of(services: Any, **filters: Any) -> Listing:
+    """`list_games` on the service's projection, once it has folded what the feed holds: games
+    and tournaments another process (or `king tournament run`) wrote are listed at once."""
+    services.games.catch_up()
+    return list_games(services.games.read_engine, **filters)

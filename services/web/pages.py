@@ -16,7 +16,7 @@ from litestar.response import Template
 
 from domain.game import GameState, Phase
 from services.caching import cached_json, settled
-from services.controllers.deps import ServicesDep
+from services.controllers.deps import SESSION_COOKIE, ServicesDep
 from services.observability import error_fields, get_logger
 from services.web.data import replay_payload
 from services.web.i18n import (
@@ -26,7 +26,8 @@ from services.web.i18n import (
     pick_lang,
     words,
 )
-from services.web.lists import STATUSES, Listing, list_games
+from services.web.lists import STATUSES, Listing, listing_of
+from services.web.session import STALE_KEY, load_user, user_of
 from services.web.tables import describe, index_statuses, live_line, results_of
 from services.web.tv import ranked
 from tournament.games import GameAudit, GameFailed, GameNotFound, stream_id
@@ -70,10 +71,14 @@ def _page(
     status: int = 200,
 ) -> Template:
     lang, cookies = _lang(request)
+    user = user_of(request)
+    if request.state.get(STALE_KEY):
+        cookies.append(Cookie(key=SESSION_COOKIE, value="", max_age=0, path="/", httponly=True))
     ctx = {
         "lang": lang,
         "t": words(lang),
         "path": request.url.path,
+        "user": user.player_id if user is not None else None,
         **context,
     }
     return Template(
@@ -173,13 +178,6 @@ def _pages(listing: Listing, page: int, **filters: str | None) -> dict[str, Any]
         "newer": link(page - 1) if page > 1 else None,
         "older": link(page + 1) if page < min(last, MAX_PAGE) else None,
     }
-
-
-def _listing(services: Any, **filters: Any) -> Listing:
-    """The lists (blocking), once the games projection has folded what the feed holds: games and
-    tournaments that another process (or `king tournament run`) wrote are listed at once."""
-    services.games.catch_up()
-    return list_games(services.games.read_engine, **filters)
 
 
 def _leaderboard(services: Any, ids: list[str]) -> list[dict[str, Any]]:
@@ -332,6 +330,7 @@ class WebController(Controller):
     path = "/"
     include_in_schema = False
     tags = ("web",)
+    before_request = load_user  # type: ignore[assignment]
 
     @get("/", name="web-home")
     async def home(self, request: Req, services: ServicesDep) -> Template:
@@ -343,7 +342,7 @@ class WebController(Controller):
         tournament = (q.get("tournament") or "").strip()[:200] or None
         page = _page_number(q.get("page"))
         listing = await asyncio.to_thread(
-            _listing,
+            listing_of,
             services,
             status=status,
             player=player,
@@ -526,7 +525,7 @@ class WebController(Controller):
         """The live tables (of `?tournament=`, else all), most interesting first (public)."""
         tournament = (request.query_params.get("tournament") or "").strip()[:200] or None
         listing = await asyncio.to_thread(
-            _listing,
+            listing_of,
             services,
             status="live",
             tournament=tournament,
@@ -536,7 +535,7 @@ class WebController(Controller):
         ids = [g.id for g in listing.games]
         states = await asyncio.to_thread(describe, services.repo, ids, LIVE_TABLES_BUDGET_S)
         latest = await asyncio.to_thread(
-            _listing,
+            listing_of,
             services,
             status="over",
             tournament=tournament,

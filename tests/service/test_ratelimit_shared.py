@@ -359,3 +359,29 @@ def test_the_store_is_named_without_its_credentials() -> None:
     assert describe("redis://king:s3cret@cache.internal:6380/2") == "redis://cache.internal:6380/2"
     assert describe("rediss://:s3cret@cache/0") == "rediss://cache/0"
     assert describe("unix://:s3cret@/run/redis.sock?db=1") == "unix:///run/redis.sock"
+
+
+@pytest.mark.redis
+def test_log_in_attempts_are_limited_across_processes_in_redis(
+    make_settings: SettingsFactory, tmp_path: Path, redis_url: str, prefix: str
+) -> None:
+    """Two apps sharing Redis share a name's log-in bucket (under `<prefix>login:`), even with
+    the general per-request limit switched off."""
+    limits = {
+        "rate_limit_per_second": 0,
+        "rate_limit_store": redis_url,
+        "rate_limit_prefix": prefix,
+        "rate_limit_store_timeout": PATIENT,
+        "login_per_minute": 1,
+        "login_burst": 3,
+    }
+    app_a, app_b = _two_apps(make_settings, tmp_path, **limits)
+    wrong = {"name": "ada", "password": "not the password"}
+    with TestClient(app_a) as a, TestClient(app_b) as b:
+        codes = [(a, b)[i % 2].post("/api/v1/login", json=wrong).status_code for i in range(4)]
+        assert codes == [401, 401, 401, 429]
+    keys = redis.Redis.from_url(redis_url).keys(prefix + "login:*")
+    assert {k.decode().removeprefix(prefix) for k in keys} >= {
+        "login:name:ada",
+        "login:ip:testclient",
+    }

@@ -78,7 +78,7 @@
   }
   function schedule() { if (!pending) { pending = setTimeout(function () { pending = null; load(); }, 100); } }
   function follow(mine, wait) {
-    fetch("/api/v1/me/events?format=ndjson", { headers: { authorization: "Bearer " + token, accept: "application/x-ndjson" } })
+    fetch("/api/v1/me/events?format=ndjson", { headers: Object.assign(K.auth(token), { accept: "application/x-ndjson" }) })
       .then(function (r) {
         if (!r.ok || !r.body) { throw new Error("stream " + r.status); }
         wait = 2000;

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var K = window.King, T = K.t, KEY = "king_token";
-  var token = sessionStorage.getItem(KEY);
+  var token = K.initialToken(KEY);
 
   function signin(show) {
     document.getElementById("signin").hidden = !show;
@@ -30,6 +30,7 @@
     start();
   };
   document.getElementById("signout").onclick = function () {
+    if (token === K.SESSION) { document.querySelector("form.logout").submit(); return; }
     window.KingInvitations.stop(); sessionStorage.removeItem(KEY); token = null; location.reload();
   };
   start();

@@ -58,10 +58,23 @@
     if (txt !== undefined && txt !== null) { e.textContent = txt; }
     return e;
   }
-  /* The JSON API with a player's token as Bearer: {ok, status, body} (JSON, else text). */
+  /* A page whose visitor is logged in (body data-user) acts through the session cookie: the
+     token is then SESSION, and requests carry the CSRF cookie's value as x-csrftoken instead
+     of a bearer token. A token typed into the page (sessionStorage) still wins. */
+  var SESSION = "session";
+  function initialToken(key) {
+    return sessionStorage.getItem(key) || (document.body.dataset.user ? SESSION : null);
+  }
+  function auth(token) {
+    if (token !== SESSION) { return { authorization: "Bearer " + token }; }
+    var m = document.cookie.match(/(?:^|; )king_csrf=([^;]*)/);
+    return m ? { "x-csrftoken": decodeURIComponent(m[1]) } : {};
+  }
+  /* The JSON API with a player's token as Bearer (or the session): {ok, status, body}. */
   function api(token, path, opts) {
     opts = opts || {};
-    opts.headers = Object.assign({ authorization: "Bearer " + token, accept: "application/json" }, opts.headers || {});
+    opts.credentials = "same-origin";
+    opts.headers = Object.assign(auth(token), { accept: "application/json" }, opts.headers || {});
     return fetch("/api/v1" + path, opts).then(function (r) {
       var ct = r.headers.get("content-type") || "";
       var body = ct.indexOf("json") >= 0 ? r.json() : r.text();
@@ -70,5 +83,6 @@
   }
   function suit(s) { return SYM[s] || s; }
   window.King = { I: I, t: I.t, text: text, suit: suit, label: label, card: card, back: back,
-                  sortHand: sortHand, contractName: contractName, el: el, api: api };
+                  sortHand: sortHand, contractName: contractName, el: el, api: api,
+                  auth: auth, initialToken: initialToken, SESSION: SESSION };
 })();

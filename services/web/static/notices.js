@@ -6,8 +6,10 @@
 (function () {
   "use strict";
   var bar = document.getElementById("table-ready");
+  /* a token typed into a page, else the logged-in session's cookie (body data-user) */
   var token = sessionStorage.getItem("king_token");
-  if (!bar || !token || !window.fetch || !window.TextDecoder) { return; }
+  var session = !token && document.body.dataset.user;
+  if (!bar || !(token || session) || !window.fetch || !window.TextDecoder) { return; }
   var games = {}, retryMs = 2000;
 
   function draw() {
@@ -36,9 +38,11 @@
   }
   function follow() {
     fetch("/api/v1/me/events?format=ndjson",
-          { headers: { authorization: "Bearer " + token, accept: "application/x-ndjson" } })
+          { credentials: "same-origin",
+            headers: token ? { authorization: "Bearer " + token, accept: "application/x-ndjson" }
+                           : { accept: "application/x-ndjson" } })
       .then(function (r) {
-        if (r.status === 401 || r.status === 403) { token = null; return; }
+        if (r.status === 401 || r.status === 403) { token = null; session = false; return; }
         if (!r.ok || !r.body) { throw new Error("stream " + r.status); }
         retryMs = 2000;
         games = {}; /* a new stream announces every live game again */
@@ -57,7 +61,7 @@
       })
       .catch(function () {})
       .then(function () {
-        if (!token) { return; }
+        if (!token && !session) { return; }
         setTimeout(follow, retryMs);
         retryMs = Math.min(60000, retryMs * 2);
       });

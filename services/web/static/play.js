@@ -11,7 +11,7 @@
   var page = JSON.parse(document.getElementById("play-data").textContent);
   var gid = encodeURIComponent(page.game_id);
   var KEY = "king_token";
-  var token = sessionStorage.getItem(KEY);
+  var token = K.initialToken(KEY);
   var seat = null, me = null, state = null, deadline = null, busy = false;
   var streamGen = 0, pending = null, retryMs = 1000, wasMyTurn = false;
   var resultShown = page.status === "over"; /* the server rendered it */
@@ -75,7 +75,7 @@
     var gen = ++streamGen;
     var after = state ? state.version : 0;
     fetch("/api/v1/games/" + gid + "/seats/" + seat + "/events?format=ndjson&after=" + after,
-          { headers: { authorization: "Bearer " + token, accept: "application/x-ndjson" } })
+          { headers: Object.assign(K.auth(token), { accept: "application/x-ndjson" }) })
       .then(function (r) {
         if (!r.ok || !r.body) { throw new Error("stream " + r.status); }
         if (retryMs > 1000 || document.body.dataset.stream === "down") { refresh(); }
@@ -268,6 +268,7 @@
   snd.checked = localStorage.getItem(SOUND) === "1";
   snd.onchange = function () { localStorage.setItem(SOUND, snd.checked ? "1" : "0"); if (snd.checked) { beep(); } };
   document.getElementById("signout").onclick = function () {
+    if (token === K.SESSION) { document.querySelector("form.logout").submit(); return; }
     sessionStorage.removeItem(KEY); token = null; streamGen++; location.reload();
   };
   start();

@@ -7,7 +7,7 @@
   var box = document.getElementById("signup");
   if (!box) { return; }
   var tid = encodeURIComponent(box.dataset.tournament);
-  var token = sessionStorage.getItem(KEY), me = null;
+  var token = K.initialToken(KEY), me = null;
   var form = document.getElementById("signup-token"), mine = document.getElementById("signup-me");
   var join = document.getElementById("signup-join"), leave = document.getElementById("signup-leave");
   var status = document.getElementById("signup-status"), error = document.getElementById("signup-error");
@@ -43,6 +43,7 @@
     show();
   };
   document.getElementById("signup-signout").onclick = function () {
+    if (token === K.SESSION) { document.querySelector("form.logout").submit(); return; }
     sessionStorage.removeItem(KEY); token = null; me = null; status.textContent = ""; show();
   };
   join.onclick = function () {

@@ -1,0 +1,28 @@
+"""Accounts: people sign themselves up, log in, make scoped tokens and own bots."""
+
+from services.accounts.errors import (
+    AccountError,
+    BadName,
+    BadScopes,
+    LoginFailed,
+    LoginThrottled,
+    NameTaken,
+    NotYours,
+    TokenNotFound,
+    WeakPassword,
+)
+from services.accounts.service import AccountService, TokenInfo
+
+__all__ = [
+    "AccountError",
+    "AccountService",
+    "BadName",
+    "BadScopes",
+    "LoginFailed",
+    "LoginThrottled",
+    "NameTaken",
+    "NotYours",
+    "TokenInfo",
+    "TokenNotFound",
+    "WeakPassword",
+]
