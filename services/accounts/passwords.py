@@ -6,6 +6,8 @@ wrong password and the time of an answer tells no one which names exist."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -38,7 +40,13 @@ COMMON = frozenset(
 )
 
 _hasher = PasswordHasher()  # argon2id
-_DUMMY = _hasher.hash("not a password of anyone's: compared against for unknown names")
+
+
+@cache
+def _dummy() -> str:
+    """A hash an unknown name is checked against, so it costs what a wrong password costs
+    (made at the first log-in, not at import: a hash is tens of milliseconds of CPU)."""
+    return _hasher.hash("not a password of anyone's: compared against for unknown names")
 
 
 def check_strength(password: str, name: str) -> None:
@@ -66,6 +74,6 @@ def verify_password(stored: str | None, password: str) -> bool:
     if len(password) > MAX_LENGTH:
         return False
     try:
-        return _hasher.verify(stored or _DUMMY, password) and stored is not None
+        return _hasher.verify(stored or _dummy(), password) and stored is not None
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
