@@ -11,6 +11,8 @@ from services.bots.push import PushClient
 from services.bots.urls import UrlPolicy
 from services.idempotency import ActionKeys, Idempotency
 from services.identity import PlayerService
+from services.lobby.book import LobbyBook
+from services.lobby.desk import LobbyDesk
 from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
 from services.play.invitations import InvitationDesk
@@ -49,6 +51,7 @@ class Services:
     scheduler: TournamentScheduler | None = None
     invitations: InvitationDesk | None = None
     tlog: TransparencyLog | None = None
+    lobby: LobbyDesk | None = None
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -90,6 +93,9 @@ def build_services(settings: Settings, store: EventStore) -> Services:
     tournaments = TournamentDesk(store, repo, players, games)
     invitations = InvitationDesk(games)
     scheduler = TournamentScheduler(settings, tournaments, games, invitations)
+    lobby = LobbyDesk(games, LobbyBook(store))
+    scheduler.sweeps.append(lobby.sweep)
+    watcher.batch_listeners.append(lobby.feed_batch)
     return Services(
         settings,
         store,
@@ -109,4 +115,5 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         scheduler=scheduler,
         invitations=invitations,
         tlog=TransparencyLog(store, load_signer(settings)),
+        lobby=lobby,
     )

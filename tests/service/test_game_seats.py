@@ -35,6 +35,7 @@ def test_the_migration_fills_the_seats_of_existing_games(
             conn.execute(sa.text("DROP TABLE king_ratings"))
             conn.execute(sa.text("DROP TABLE king_action_keys"))  # added by king0004
             conn.execute(sa.text("DROP TABLE king_invitations"))  # added by king0005
+            conn.execute(sa.text("DROP TABLE king_lobby_tables"))  # added by king0007
             conn.execute(sa.text("UPDATE king_alembic_version SET version_num = 'king0001'"))
             now = datetime.now(UTC)
             for game_id, owners in seats.items():
