@@ -189,6 +189,8 @@ def test_every_page_fits_and_passes_axe(site: Site, view: Any, axe: str) -> None
         ("replay-live-en", "/games/ada-live?lang=en", "#btn-follow"),
         ("play-result-en", "/play/fin?lang=en", "#result"),
         ("invitations-tr", "/invitations?lang=tr", "#signin"),
+        ("lobby-en", "/lobby?lang=en", "body[data-lobby=ready]"),
+        ("lobby-tr", "/lobby?lang=tr", "body[data-lobby=ready]"),
         ("not-found-en", "/games/nope?lang=en", "h1"),
         ("tv-en", "/tv?lang=en", "#tv"),
     ]

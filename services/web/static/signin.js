@@ -1,0 +1,40 @@
+/* The pages' sign-in with the player's API token (#signin, _signin.html): kept in
+   sessionStorage (this tab only, shared with the play page and the tournament sign-up), checked
+   against /api/v1/me. KingSignin.start(onIn, onOut): onIn(token, me) once signed in; the
+   #signout button forgets the token (onOut first). Used by /invitations and /lobby. */
+(function () {
+  "use strict";
+  var K = window.King, T = K.t, KEY = "king_token";
+
+  function start(onIn, onOut) {
+    var token = sessionStorage.getItem(KEY);
+    var form = document.getElementById("signin"), mine = document.getElementById("mine");
+    function signin(show) { form.hidden = !show; mine.hidden = show; }
+    function check() {
+      if (!token) { signin(true); return; }
+      K.api(token, "/me").then(function (r) {
+        if (!r.ok) {
+          sessionStorage.removeItem(KEY); token = null; signin(true);
+          document.getElementById("signin-error").textContent = T.refused + ": " + ((r.body && (r.body.detail || r.body.title)) || r.status);
+          return;
+        }
+        signin(false);
+        document.getElementById("whoami").textContent = T.signed_in_as + ": " + r.body.id;
+        onIn(token, r.body);
+      });
+    }
+    form.onsubmit = function (e) {
+      e.preventDefault();
+      token = document.getElementById("token").value.trim();
+      sessionStorage.setItem(KEY, token);
+      document.getElementById("signin-error").textContent = "";
+      check();
+    };
+    document.getElementById("signout").onclick = function () {
+      if (onOut) { onOut(); }
+      sessionStorage.removeItem(KEY); token = null; location.reload();
+    };
+    check();
+  }
+  window.KingSignin = { start: start };
+})();
