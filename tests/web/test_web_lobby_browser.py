@@ -1,7 +1,7 @@
 """The lobby in the browser: a table opened over the API appears on an open /lobby page (by
-the lobby's stream), a browser joins it, the last seat starts the game and sends the browser
-to its play page, and the browser and the table's creator (over the API) play it to the end
-against two house bots."""
+the lobby's stream), a browser joins it, another player's join (over the API) fills the last
+seat, starts the game and sends the browser to its play page, and the browser and the two API
+players play it to the end against a house bot. The quick game goes straight to its table."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
     server: LiveServer, page: Any
 ) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        ada, bo = _player(http, "ada"), _player(http, "bo")
+        ada, bo, cem = _player(http, "ada"), _player(http, "bo"), _player(http, "cem")
         page.goto(f"{server.url}/lobby?lang=en")
         page.fill("#token", bo)
         page.click("#signin button[type=submit]")
@@ -59,7 +59,7 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
         page.wait_for_function("document.body.dataset.lobby === 'ready'")
         page.wait_for_selector("#tables-empty:not([hidden])")
         body = {
-            "seats": ["person", "person", "house:random", "house:heuristic"],
+            "seats": ["person", "person", "person", "house:heuristic"],
             "rules": {"mode": "short12"},
             "decision_seconds": 600,
         }
@@ -71,17 +71,25 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
         assert "ada" in row.inner_text() and "free" in row.inner_text()
         shot(page, "lobby-open-table")
         row.locator("button.join").click()
-        page.wait_for_url(f"**/play/{tid}**", timeout=15_000)  # the last seat started it
+        row.locator("button.leave").wait_for(timeout=15_000)  # seated, the table still open
+        assert "bo" in row.inner_text()
+        r = http.post(f"/api/v1/lobby/tables/{tid}/join", headers=bearer(cem))
+        assert r.status_code == 200 and r.json()["status"] == "started", r.text
+        page.wait_for_url(f"**/play/{tid}**", timeout=15_000)  # the stream said it started
         game = http.get(f"/api/v1/games/{tid}").json()["game"]
         assert game["status"] == "live"
-        assert game["seats"] == ["ada", "bo", "house:random", "house:heuristic"]
+        assert game["seats"] == ["ada", "bo", "cem", "house:heuristic"]
         page.wait_for_selector("#hand .card", timeout=15_000)
 
     stop = threading.Event()
-    creator = threading.Thread(
-        target=_play_over_the_api, args=(server.url, ada, tid, 0, stop), daemon=True
-    )
-    creator.start()
+    others = [
+        threading.Thread(
+            target=_play_over_the_api, args=(server.url, token, tid, seat, stop), daemon=True
+        )
+        for token, seat in ((ada, 0), (cem, 2))
+    ]
+    for other in others:
+        other.start()
     try:
         page.bring_to_front()
         for _ in range(400):
@@ -104,7 +112,8 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
         shot(page, "lobby-game-over")
     finally:
         stop.set()
-        creator.join(timeout=10)
+        for other in others:
+            other.join(timeout=10)
     with httpx.Client(base_url=server.url, timeout=30) as http:
         wait_for(
             lambda: http.get(f"/api/v1/games/{tid}").json()["game"]["status"] == "over",
@@ -112,4 +121,22 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
         )
         assert http.get(f"/api/v1/games/{tid}/audit").json()["ok"] is True
         assert http.get(f"/api/v1/lobby/tables/{tid}").json()["status"] == "started"
+    assert not page.js_errors, page.js_errors
+
+
+def test_the_quick_game_goes_straight_to_its_table(server: LiveServer, page: Any) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        ada = _player(http, "ada")
+    page.goto(f"{server.url}/lobby?lang=tr")
+    page.fill("#token", ada)
+    page.click("#signin button[type=submit]")
+    page.wait_for_selector("#whoami:has-text('ada')")
+    page.click("#quick-game")
+    page.wait_for_url("**/play/t-*", timeout=15_000)
+    game_id = page.url.rsplit("/play/", 1)[1].split("?")[0]
+    page.wait_for_selector("#hand .card", timeout=15_000)
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        game = http.get(f"/api/v1/games/{game_id}").json()["game"]
+    assert game["status"] == "live"
+    assert game["seats"] == ["ada", "house:heuristic", "house:heuristic", "house:heuristic"]
     assert not page.js_errors, page.js_errors
