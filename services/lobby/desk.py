@@ -20,7 +20,6 @@ from domain.rules import BadRuleOption, Rules
 from services.identity import Principal
 from services.lobby import tables as lt
 from services.lobby.book import LobbyBook
-from services.lobby.errors import LobbyConflict
 from services.observability import error_fields, get_logger
 from services.play.errors import Conflict, Forbidden, TableError
 from services.play.house import check_house, house_owner, is_house
@@ -192,7 +191,7 @@ class LobbyDesk:
         for table in await asyncio.to_thread(self.book.full_since, before):
             try:
                 await self.start(table)
-            except (LobbyConflict, Conflict) as exc:
+            except Exception as exc:  # one table that cannot start must not stop the others
                 log.warning("lobby_sweep_start_failed", table_id=table.id, **error_fields(exc))
 
     # --- other processes' changes (the feed watcher's thread) ---------------------------

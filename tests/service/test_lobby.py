@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
-from sqlalchemy import MetaData
+from sqlalchemy import MetaData, select
 
 from services.api_types.lobby import LobbyMessage
 from services.app import create_app, services_of
@@ -507,3 +507,28 @@ def test_a_table_never_seats_a_player_twice_nor_changes_once_closed(
         assert table.seats[0] == "ada" and table.seats[3] == "house:x"
         assert before.status == "open"  # only an open table changes
         assert table.version == before.version + 1
+
+
+def test_the_projection_rebuilt_from_the_feed_equals_the_live_one(lobby: Any) -> None:
+    client, tokens = lobby
+    kept = open_table(client, tokens["ada"], ["person"] * 4)
+    act(client, tokens["bo"], kept["id"], "join")
+    act(client, tokens["cem"], kept["id"], "join")
+    act(client, tokens["cem"], kept["id"], "leave")
+    gone = open_table(client, tokens["bo"])
+    act(client, tokens["bo"], gone["id"], "cancel")
+    started = open_table(client, tokens["cem"])
+    act(client, tokens["dee"], started["id"], "join")
+    book = services_of(client.app).lobby.book  # type: ignore[union-attr]
+
+    def rows() -> list[Any]:
+        with book.store.engines.read.connect() as conn:
+            return [tuple(r) for r in conn.execute(select(LobbyTableRow.__table__).order_by("id"))]  # type: ignore[attr-defined]
+
+    live = rows()
+    assert len(live) == 3
+    book.projector.rebuild()
+    assert rows() == live
+    statuses = {t.id: t.status for t in (book.load(kept["id"]), book.load(gone["id"]))}
+    assert statuses == {kept["id"]: "open", gone["id"]: "cancelled"}
+    assert book.load(kept["id"]).seats == ("ada", "bo", None, None)
