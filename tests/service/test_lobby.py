@@ -532,3 +532,71 @@ def test_the_projection_rebuilt_from_the_feed_equals_the_live_one(lobby: Any) ->
     statuses = {t.id: t.status for t in (book.load(kept["id"]), book.load(gone["id"]))}
     assert statuses == {kept["id"]: "open", gone["id"]: "cancelled"}
     assert book.load(kept["id"]).seats == ("ada", "bo", None, None)
+
+
+# --- any order of requests: the API does what the fold says ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Client, dict[str, str]]]:
+    from services.settings import load_settings
+    from tests.service.conftest import _base
+
+    settings = load_settings(**_base(tmp_path_factory.mktemp("lobby")))
+    with TestClient(create_app(settings)) as client:
+        yield client, {p: create_player(client, p) for p in PEOPLE}
+
+
+REQUESTS = st.lists(
+    st.tuples(st.sampled_from(["join", "leave", "cancel"]), st.sampled_from(PEOPLE)),
+    max_size=8,
+)
+
+
+@hsettings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(requests=REQUESTS)
+def test_any_requests_change_the_table_as_the_fold_says(
+    shared: tuple[Client, dict[str, str]], requests: list[tuple[str, str]]
+) -> None:
+    """Each request is answered 200 exactly when the pure decision allows it (else 403 or
+    409 with the decision's code), and the table served is the model's after each."""
+    client, tokens = shared
+    made = open_table(client, tokens["ada"], ["person", "person", "person", "house:random"])
+    from datetime import datetime
+
+    model = lt.LobbyTable(
+        made["id"],
+        "ada",
+        ("ada", None, None, "house:random"),
+        {"mode": "short12"},
+        LONG * 1000,
+        datetime.fromisoformat(made["created_at"]),
+    )
+    for what, who in requests:
+        r = act(client, tokens[who], made["id"], what)
+        try:
+            if what == "join":
+                expected = lt.apply(model, lt.SEAT_TAKEN, lt.join(model, who))
+            elif what == "leave":
+                expected = lt.apply(model, lt.SEAT_LEFT, lt.leave(model, who))
+            elif who != "ada":
+                problem(r, 403)
+                continue
+            else:
+                expected = lt.apply(model, lt.CANCELLED, lt.cancel(model, who))
+        except LobbyConflict as exc:
+            problem(r, 409, exc.code)
+            continue
+        assert r.status_code == 200, r.text
+        if expected.status == lt.FULL:  # the last seat: the game started
+            expected = lt.apply(expected, lt.STARTED, {"game_id": made["id"]})
+        model = expected
+        served = r.json()
+        assert served["seats"] == list(model.seats) and served["status"] == model.status
+        assert served["version"] == model.version
+    if model.status == lt.OPEN:  # leave no open table behind (5 at most per creator)
+        assert act(client, tokens["ada"], made["id"], "cancel").status_code == 200
