@@ -34,6 +34,7 @@ from services.controllers.deps import (
 from services.controllers.games import GameController
 from services.controllers.health import HealthController
 from services.controllers.invitations import InvitationController
+from services.controllers.lobby import LobbyController
 from services.controllers.log import LogController
 from services.controllers.players import PlayerController
 from services.controllers.records import RecordController
@@ -104,6 +105,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             LogController,
             StreamController,
             InvitationController,
+            LobbyController,
             HealthController,
             TournamentController,
             LeaderboardController,

@@ -14,6 +14,8 @@ from services.bots.push import PushClient
 from services.bots.urls import UrlPolicy
 from services.idempotency import ActionKeys, Idempotency
 from services.identity import PlayerService
+from services.lobby.book import LobbyBook
+from services.lobby.desk import LobbyDesk
 from services.observability import Metrics, StatementsCollector, get_logger
 from services.play.driver import GameDriver
 from services.play.invitations import InvitationDesk
@@ -56,6 +58,7 @@ class Services:
     accounts: AccountService | None = None
     login_limits: Buckets | None = None
     csrf_secret: str = ""
+    lobby: LobbyDesk | None = None
 
 
 def admin_token(settings: Settings) -> tuple[str, Path | None]:
@@ -97,6 +100,9 @@ def build_services(settings: Settings, store: EventStore) -> Services:
     tournaments = TournamentDesk(store, repo, players, games)
     invitations = InvitationDesk(games)
     scheduler = TournamentScheduler(settings, tournaments, games, invitations)
+    lobby = LobbyDesk(games, LobbyBook(store))
+    scheduler.sweeps.append(lobby.sweep)
+    watcher.batch_listeners.append(lobby.feed_batch)
     return Services(
         settings,
         store,
@@ -119,4 +125,5 @@ def build_services(settings: Settings, store: EventStore) -> Services:
         accounts=AccountService(store.engines.write, players, store.engines.read),
         login_limits=make_login_buckets(settings),
         csrf_secret=csrf_secret(token),
+        lobby=lobby,
     )

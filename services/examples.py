@@ -48,12 +48,14 @@ AT = datetime(2030, 1, 1, 18, 0, tzinfo=UTC)
 TOKEN = "king_" + "x" * 43  # the form of a token, never a real one
 INVITATION = "inv-5e0c2a9b7d41f683"
 TOURNAMENT = "spring-open"
+TABLE = "t-5b2f0c9e8a71"
 
 PARAMETERS: dict[str, Any] = {
     "game_id": GAME,
     "seat": 0,
     "player_id": "ada",
     "invitation_id": INVITATION,
+    "table_id": TABLE,
     "tournament_id": TOURNAMENT,
     "token_id": "t5e0c2a9b7d41f683",
     "round_no": 2,
@@ -249,8 +251,53 @@ def examples() -> dict[str, Any]:
             None,
         ),
         *tournament,
+        *_lobby(invitation, tournament[0]),
     ]
     return {type(shape).__name__: _json(shape) for shape in shapes}
+
+
+def _lobby(invitation: t.InvitationOut, tournament: Any) -> list[Any]:
+    """The lobby's shapes (the request and answer Structs live with their controller)."""
+    from services.api_types import lobby as m
+    from services.controllers import lobby as c
+
+    table = m.LobbyTableOut(
+        TABLE,
+        "open",
+        "ada",
+        ["ada", None, "house:heuristic", "house:heuristic"],
+        [1],
+        {"mode": "short12"},
+        30.0,
+        None,
+        None,
+        2,
+        AT,
+    )
+    started = m.LobbyTableOut(
+        GAME,
+        "started",
+        "ada",
+        ["ada", "house:heuristic", "house:heuristic", "house:heuristic"],
+        [],
+        {},
+        30.0,
+        GAME,
+        f"/play/{GAME}",
+        2,
+        AT,
+    )
+    registering = msgspec.structs.replace(tournament, status="registering", started=False)
+    return [
+        table,
+        c.LobbyTableCreate(
+            ["person", "person", "house:heuristic", "house:heuristic"], 0, {"mode": "short12"}, 30.0
+        ),
+        c.QuickGameIn("heuristic"),
+        c.QuickGameOut(started, GAME, 0, f"/play/{GAME}"),
+        c.LobbyOut([table], [invitation], [registering], 2291),
+        m.TableOpenedMessage(2291, TABLE, table),
+    ]
 
 
 def _analysis() -> analysis.GameAnalysis:
@@ -394,6 +441,22 @@ OWN_PROBLEMS: dict[tuple[str, int], tuple[str, str, str]] = {
         "deal 3 is in play: it is analysed once it has ended",
     ),
     ("importRecords", 422): ("record-refused", "must_follow_suit", "deal 1, play 6: R-FOLLOW"),
+    ("openLobbyTable", 422): ("bad-table", "bad_table", "seat 2 ('house:nope'): no strategy"),
+    ("quickGame", 422): ("bad-table", "bad_table", "seat 1 ('house:nope'): no strategy"),
+    ("openLobbyTable", 409): (
+        "conflict",
+        "too_many_tables",
+        "ada has 5 open tables already: cancel one or wait for one to start",
+    ),
+    ("quickGame", 409): (
+        "conflict",
+        "too_many_tables",
+        "ada has 5 open tables already: cancel one or wait for one to start",
+    ),
+    **{
+        (op, 409): ("conflict", "table_full", f"table {TABLE} is full: its game is starting")
+        for op in ("joinLobbyTable", "leaveLobbyTable", "cancelLobbyTable")
+    },
     **{
         (op, 409): ("invitation-closed", "invitation_closed", "the invitation was declined")
         for op in ("acceptInvitation", "declineInvitation", "cancelInvitation")

@@ -34,6 +34,7 @@ from services.accounts import (
 from services.bots.urls import BadBotUrl
 from services.idempotency import RETRY_SECONDS, KeyInProgress, KeyReused, MalformedKey
 from services.identity import PlayerExists, PlayerNotFound
+from services.lobby.errors import LobbyTableNotFound
 from services.observability import current_request_id, get_logger
 from services.play.invitations import (
     InvitationClosed,
@@ -306,6 +307,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     InvalidEventError: _kind("unprocessable"),
     PlayerNotFound: _kind("not-found"),
     InvitationNotFound: _kind("invitation-not-found"),
+    LobbyTableNotFound: _kind("not-found"),
     InvitationClosed: _kind("invitation-closed"),
     InvitationsPending: _kind("invitations-pending"),
     TableCancelled: _kind("table-cancelled"),

@@ -562,4 +562,6 @@ def ratings_projector(store: EventStore) -> Projector:
 
 def projectors(store: EventStore) -> list[Projector]:
     """Every projection of the service, for `king db rebuild-projections`."""
-    return [games_projector(store), ratings_projector(store)]
+    from services.lobby.projection import lobby_projector  # it builds on Projector, above
+
+    return [games_projector(store), ratings_projector(store), lobby_projector(store)]

@@ -27,7 +27,7 @@ import socket
 import threading
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -656,6 +656,8 @@ class TournamentScheduler:
         self.desk = desk
         self.games = games
         self.invitations = invitations
+        # Other sweeps run beside the invitations' (the lobby's start of full tables).
+        self.sweeps: list[Callable[[], Awaitable[None]]] = []
         self.lock = LeaderLock(settings)
         self.owner = f"{socket.gethostname()}:{uuid.uuid4().hex[:8]}"[:100]
         self.running = False
@@ -736,6 +738,8 @@ class TournamentScheduler:
         self._sweep_task = asyncio.current_task()
         try:
             await self.invitations.sweep()
+            for sweep in self.sweeps:
+                await sweep()
         except Exception as exc:  # logged and tried again at the next firing
             log.error("invitation_sweep_error", **error_fields(exc))
 

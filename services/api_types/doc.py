@@ -12,6 +12,7 @@ import msgspec.inspect as mi
 from msgspec import UnsetType
 
 from services.api_types.common import ContractName
+from services.api_types.lobby import LobbyMessage
 from services.api_types.messages import (
     PlayerNotice,
     PublicGameMessage,
@@ -44,6 +45,12 @@ STREAMS: tuple[tuple[str, str, Any], ...] = (
         '`{"id": <version>, "tournament_id", "type", "at", "data"}`',
         TournamentMessage,
     ),
+    (
+        "The lobby's stream",
+        'GET /api/v1/lobby/events: `{"id": <feed position>, "table_id", "type", "data"}`, '
+        "`data` the table as it is after the change",
+        LobbyMessage,
+    ),
 )
 PATTERNS = {
     "^[2-9TJQKA][SHDC]$": "card",
@@ -66,6 +73,10 @@ def type_text(t: mi.Type, depth: int = 0) -> str:
         return "float"
     if isinstance(t, mi.NoneType):
         return "null"
+    if isinstance(t, mi.DateTimeType):
+        return "time"
+    if isinstance(t, mi.AnyType):
+        return "any"
     if isinstance(t, mi.LiteralType):
         if set(t.values) == set(get_args(ContractName)):
             return "contract"

@@ -37,6 +37,7 @@ from services.api_types.common import (
     Shape,
 )
 from services.api_types.invitations import InvitationOut
+from services.api_types.lobby import LobbyMessage
 from services.api_types.tournaments import TournamentMessage
 from services.api_types.views import SeatView
 
@@ -351,5 +352,6 @@ STREAMS: dict[str, object] = {
     "GET /api/v1/games/{id}/seats/{seat}/events": SeatGameMessage,
     "GET /api/v1/me/events": PlayerNotice,
     "GET /api/v1/tournaments/{id}/events": TournamentMessage,
+    "GET /api/v1/lobby/events": LobbyMessage,
 }
 """Each stream's message union, by endpoint."""

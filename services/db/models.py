@@ -202,6 +202,27 @@ class InvitationRow(SQLModel, table=True):
     reason: str | None = Field(default=None, max_length=200)
 
 
+class LobbyTableRow(SQLModel, table=True):
+    """An open table of the lobby as its events left it (a projection of the `lobby-<id>`
+    streams, services.lobby.projection). `seats`: JSON list of four, `null` for a free seat;
+    `position`: the feed position of its last event (the lobby stream's resume point)."""
+
+    __tablename__ = "king_lobby_tables"
+
+    id: str = Field(primary_key=True, max_length=64)
+    creator: str = Field(index=True, max_length=40)
+    status: str = Field(index=True, max_length=10)  # open | full | started | cancelled
+    seats: str = Field(max_length=1000)
+    rules: str = Field(max_length=2000)
+    decision_ms: int
+    game_id: str | None = Field(default=None, max_length=64)
+    version: int
+    last_event: str = Field(max_length=40)
+    position: int = Field(index=True)
+    created_at: datetime
+    updated_at: datetime
+
+
 APP_TABLES = (
     PlayerRow.__table__,  # type: ignore[attr-defined]
     AccountRow.__table__,  # type: ignore[attr-defined]
@@ -215,4 +236,5 @@ APP_TABLES = (
     ActionKeyRow.__table__,  # type: ignore[attr-defined]
     InvitationRow.__table__,  # type: ignore[attr-defined]
     DealAnalysisRow.__table__,  # type: ignore[attr-defined]
+    LobbyTableRow.__table__,  # type: ignore[attr-defined]
 )

@@ -214,9 +214,12 @@ class InvitationBook:
         seats: Sequence[str],
         start: bool,
         seconds: float,
+        consented: str | None = None,
     ) -> list[Invitation]:
         """One pending invitation per player the inviter seats (none for themselves or a
-        house bot), every one expiring `seconds` from now."""
+        house bot), every one expiring `seconds` from now. With `consented` (how the players
+        consented: they joined the table at the lobby) they are recorded accepted, so the
+        table starts as any table whose invitations were all accepted."""
         now = self.now()
         made = [
             Invitation(
@@ -225,12 +228,12 @@ class InvitationBook:
                 inviter=inviter,
                 invitee=player,
                 seats=tuple(numbers),
-                status=PENDING,
+                status=PENDING if consented is None else ACCEPTED,
                 start=start,
                 created_at=now,
                 expires_at=now + timedelta(seconds=seconds),
-                answered_at=None,
-                reason=None,
+                answered_at=None if consented is None else now,
+                reason=consented,
             )
             for player, numbers in invitees(inviter, seats).items()
         ]

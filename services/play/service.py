@@ -250,10 +250,12 @@ class GameService:
         client_seed: str,
         start: bool = True,
         invitation_seconds: float | None = None,
+        consented: str | None = None,
     ) -> GameInfo:
         """Set a table. A player (not the admin) who seats other players invites them: the
         table starts only once they all accept (services.play.invitations); `start` says
-        whether it then starts by itself."""
+        whether it then starts by itself. `consented`: the players seated have consented
+        already, and how (a lobby table they joined): their invitations are made accepted."""
         if game_id is None:
             game_id = "g-" + secrets.token_hex(6)
         elif not GAME_ID.match(game_id):
@@ -283,7 +285,7 @@ class GameService:
             raise Conflict(f"game {game_id!r} exists already")
         if not principal.is_admin:
             # After the table is set: a table without its invitations never starts (consent).
-            self.invitations.invite(game_id, created_by, seats, start, open_seconds)
+            self.invitations.invite(game_id, created_by, seats, start, open_seconds, consented)
         self.catch_up()  # read-your-writes: the index lists the table from now on
         row = self._row(game_id)
         if row is None:  # the index could not catch up (logged): answer from the event
@@ -314,6 +316,7 @@ class GameService:
         client_seed: str,
         start: bool = True,
         invitation_seconds: float | None = None,
+        consented: str | None = None,
     ) -> GameInfo:
         return await asyncio.to_thread(
             self.create_table_blocking,
@@ -325,6 +328,7 @@ class GameService:
             client_seed,
             start,
             invitation_seconds,
+            consented,
         )
 
     def start_blocking(

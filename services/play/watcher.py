@@ -80,6 +80,11 @@ class StoreWatcher:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = threading.Event()
+        # Called on the watcher's thread with each batch; a callable returned is run on the
+        # event loop (the lobby folds its tables here and wakes its streams there).
+        self.batch_listeners: list[
+            Callable[[Sequence[RecordedEvent]], Callable[[], None] | None]
+        ] = []
 
     @property
     def running(self) -> bool:
@@ -123,6 +128,13 @@ class StoreWatcher:
                     # Fold starts and ends into the games index before telling anyone, so
                     # what they read next already shows them.
                     self.games.catch_up()
+            for listener in self.batch_listeners if batch else ():
+                then = listener(batch)
+                if then is not None:
+                    try:
+                        loop.call_soon_threadsafe(then)
+                    except RuntimeError:  # the loop has closed: the process is stopping
+                        return
             changes = game_changes(batch)
             if changes.versions:
                 try:

@@ -49,6 +49,7 @@ MAX_PAGE = 1000  # the home page's pages of games (the listing scans the newest 
 # afresh on every page (one read of the stream): rows changed in place fail it at once.
 AUDITS_KEPT = 256
 LIVE_TABLES_BUDGET_S = 1.0  # reading live tables' states for a tournament page stops here
+LOBBY_STRATEGIES = ("heuristic", "strong", "random")  # the house bots a lobby table offers
 _AUDITS: OrderedDict[tuple[object, ...], dict[str, object]] = OrderedDict()
 
 
@@ -546,6 +547,16 @@ class WebController(Controller):
             "tables": ranked(states),
             "latest_over": latest.games[0].id if latest.games else None,
         }
+
+    @get("/lobby", name="web-lobby")
+    async def lobby(self, request: Req) -> Template:
+        """The lobby: open tables, live; a signed-in player (token asked for in the page, as
+        on /invitations) opens, joins, leaves, cancels and starts a quick game."""
+        return _page(
+            request,
+            "lobby.html",
+            {"contracts": contract_names(), "strategies": LOBBY_STRATEGIES},
+        )
 
     @get("/invitations", name="web-invitations")
     async def invitations(self, request: Req) -> Template:

@@ -159,11 +159,23 @@ def test_the_shapes_examples_are_their_structs_exactly() -> None:
     """Each example decodes into its Struct and encodes back to itself: no field left out,
     none it does not know."""
     from services import schemas
-    from services.api_types import audit, health, messages, records, tournaments, views
+    from services.api_types import audit, health, lobby, messages, records, tournaments, views
+    from services.controllers import lobby as lobby_routes
     from services.controllers import tournaments as tournament_routes
     from services.examples import examples
 
-    modules = (schemas, audit, health, messages, records, tournaments, views, tournament_routes)
+    modules = (
+        schemas,
+        audit,
+        health,
+        messages,
+        records,
+        tournaments,
+        views,
+        tournament_routes,
+        lobby,
+        lobby_routes,
+    )
     structs = {
         name: value
         for module in modules

@@ -189,6 +189,8 @@ def test_every_page_fits_and_passes_axe(site: Site, view: Any, axe: str) -> None
         ("replay-live-en", "/games/ada-live?lang=en", "#btn-follow"),
         ("play-result-en", "/play/fin?lang=en", "#result"),
         ("invitations-tr", "/invitations?lang=tr", "#signin"),
+        ("lobby-en", "/lobby?lang=en", "body[data-lobby=ready]"),
+        ("lobby-tr", "/lobby?lang=tr", "body[data-lobby=ready]"),
         ("not-found-en", "/games/nope?lang=en", "h1"),
         ("tv-en", "/tv?lang=en", "#tv"),
     ]
@@ -196,6 +198,22 @@ def test_every_page_fits_and_passes_axe(site: Site, view: Any, axe: str) -> None
         view.goto(site.url + path)
         view.wait_for_selector(ready)
         check(view, axe, name)
+
+
+def test_the_signed_in_lobby_fits_and_passes_axe(site: Site, view: Any, axe: str) -> None:
+    """The lobby with its forms shown (signed in) and an open table listed, Join-less (the
+    player sits at it) but with its Cancel button."""
+    with httpx.Client(base_url=site.url, timeout=30) as http:
+        body = {"seats": ["person", "person", "house:strong", "person"]}
+        r = http.post("/api/v1/lobby/tables", json=body, headers=bearer(site.token))
+        assert r.status_code == 201, r.text
+        tid = r.json()["id"]
+    view.goto(site.url + "/lobby?lang=tr")
+    _sign_in(view, site.token)
+    view.wait_for_selector(f"li.lobby-table[data-table={tid}] button.cancel")
+    check(view, axe, "lobby-signed-in-tr")
+    view.click(f"li.lobby-table[data-table={tid}] button.cancel")
+    view.wait_for_selector(f"li.lobby-table[data-table={tid}]", state="detached")
 
 
 def test_home_filters_in_the_browser(site: Site, view: Any, axe: str) -> None:

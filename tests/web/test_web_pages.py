@@ -452,6 +452,33 @@ def test_invitations_page_and_the_play_pages_panel(client: TestClient[Any], ada:
         assert got.status_code == 200 and "javascript" in got.headers["content-type"]
 
 
+def test_lobby_page_in_both_languages_linked_from_every_page(
+    client: TestClient[Any], ada: str
+) -> None:
+    """/lobby asks for the token (signin.js, shared with /invitations), offers the quick game
+    and a new table, and holds no table, token or invitation itself: the script reads them
+    from the API and follows the lobby's stream."""
+    for lang, words in (
+        ("tr", ("Lobi", "Hızlı oyun", "Yeni masa", "Açık masalar", "API anahtarı")),
+        ("en", ("Lobby", "Quick game", "New table", "Open tables", "API token")),
+    ):
+        r = client.get(f"/lobby?lang={lang}")
+        assert r.status_code == 200, r.text
+        for word in words:
+            assert word in r.text, (lang, word)
+        for element in ('id="signin"', 'id="quick-game"', 'id="new-table"', 'id="table-list"'):
+            assert element in r.text
+        assert 'value="house:heuristic"' in r.text and 'value="short12"' in r.text
+        scripts = ("/static/invitations.js", "/static/signin.js", "/static/lobby.js")
+        assert [r.text.index(s) for s in scripts] == sorted(r.text.index(s) for s in scripts)
+        assert ada not in r.text
+        for path in ("/", "/invitations", "/tv", "/lobby"):
+            assert 'href="/lobby"' in client.get(f"{path}?lang={lang}").text, path
+    for name in ("signin.js", "lobby.js"):
+        got = client.get(f"/static/{name}")
+        assert got.status_code == 200 and "javascript" in got.headers["content-type"]
+
+
 def test_a_finished_games_play_page_shows_the_result(client: TestClient[Any], ada: str) -> None:
     new_game(client, ada, HOUSE, "done-r")
     wait_over(client, "done-r")

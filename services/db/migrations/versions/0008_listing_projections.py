@@ -5,7 +5,7 @@ The games projection's name changes with its shape (`king-games-2`), so every pr
 feed into the new columns from position 0 at its first start; nothing is copied here.
 
 Revision ID: king0008
-Revises: king0006
+Revises: king0007
 Create Date: 2026-12-02
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "king0008"
-down_revision = "king0006"
+down_revision = "king0007"
 branch_labels = None
 depends_on = None
 

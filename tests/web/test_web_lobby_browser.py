@@ -1,0 +1,142 @@
+"""The lobby in the browser: a table opened over the API appears on an open /lobby page (by
+the lobby's stream), a browser joins it, another player's join (over the API) fills the last
+seat, starts the game and sends the browser to its play page, and the browser and the two API
+players play it to the end against a house bot. The quick game goes straight to its table."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.service.helpers import ADMIN_HEADERS, LiveServer, bearer, wait_for
+from tests.web.conftest import shot
+
+pytestmark = pytest.mark.slow
+
+
+def _player(http: httpx.Client, player_id: str) -> str:
+    r = http.post("/api/v1/players", json={"id": player_id}, headers=ADMIN_HEADERS)
+    assert r.status_code == 201, r.text
+    return str(r.json()["token"])
+
+
+def _play_over_the_api(
+    url: str, token: str, game_id: str, seat: int, stop: threading.Event
+) -> None:
+    """The creator's seat: the first legal action whenever it is the seat's turn."""
+    with httpx.Client(base_url=url, timeout=30) as http:
+        while not stop.is_set():
+            r = http.get(f"/api/v1/games/{game_id}/seats/{seat}", headers=bearer(token))
+            if r.status_code != 200:
+                stop.wait(0.2)
+                continue
+            body = r.json()
+            view = body["view"]
+            if view["phase"] == "over":
+                return
+            if view.get("to_move") == seat and view["legal"]:
+                http.post(
+                    f"/api/v1/games/{game_id}/actions",
+                    json={**view["legal"][0], "seat": seat, "version": body["version"]},
+                    headers=bearer(token),
+                )
+            else:
+                stop.wait(0.1)
+
+
+def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
+    server: LiveServer, page: Any
+) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        ada, bo, cem = _player(http, "ada"), _player(http, "bo"), _player(http, "cem")
+        page.goto(f"{server.url}/lobby?lang=en")
+        page.fill("#token", bo)
+        page.click("#signin button[type=submit]")
+        page.wait_for_selector("#whoami:has-text('bo')")
+        page.wait_for_function("document.body.dataset.lobby === 'ready'")
+        page.wait_for_selector("#tables-empty:not([hidden])")
+        body = {
+            "seats": ["person", "person", "person", "house:heuristic"],
+            "rules": {"mode": "short12"},
+            "decision_seconds": 600,
+        }
+        r = http.post("/api/v1/lobby/tables", json=body, headers=bearer(ada))
+        assert r.status_code == 201, r.text
+        tid = r.json()["id"]
+        row = page.locator(f"li.lobby-table[data-table={tid}]")
+        row.wait_for(timeout=15_000)  # no reload: the lobby's stream brought it
+        assert "ada" in row.inner_text() and "free" in row.inner_text()
+        shot(page, "lobby-open-table")
+        row.locator("button.join").click()
+        row.locator("button.leave").wait_for(timeout=15_000)  # seated, the table still open
+        assert "bo" in row.inner_text()
+        r = http.post(f"/api/v1/lobby/tables/{tid}/join", headers=bearer(cem))
+        assert r.status_code == 200 and r.json()["status"] == "started", r.text
+        page.wait_for_url(f"**/play/{tid}**", timeout=15_000)  # the stream said it started
+        game = http.get(f"/api/v1/games/{tid}").json()["game"]
+        assert game["status"] == "live"
+        assert game["seats"] == ["ada", "bo", "cem", "house:heuristic"]
+        page.wait_for_selector("#hand .card", timeout=15_000)
+
+    stop = threading.Event()
+    others = [
+        threading.Thread(
+            target=_play_over_the_api, args=(server.url, token, tid, seat, stop), daemon=True
+        )
+        for token, seat in ((ada, 0), (cem, 2))
+    ]
+    for other in others:
+        other.start()
+    try:
+        page.bring_to_front()
+        for _ in range(400):
+            page.wait_for_function(
+                "document.body.dataset.myTurn === '1' || document.body.dataset.phase === 'over'",
+                timeout=60_000,
+            )
+            if page.evaluate("document.body.dataset.phase") == "over":
+                break
+            version = page.evaluate("document.body.dataset.version")
+            if page.evaluate("document.body.dataset.phase") == "declaring":
+                choice = page.locator("#declare button[data-contract]").first
+            else:
+                choice = page.locator("#hand button.card.legal").first
+            choice.wait_for(timeout=10_000)
+            choice.click()
+            page.wait_for_function(f"document.body.dataset.version !== '{version}'", timeout=60_000)
+            assert not page.inner_text("#error"), page.inner_text("#error")
+        assert page.evaluate("document.body.dataset.phase") == "over"
+        shot(page, "lobby-game-over")
+    finally:
+        stop.set()
+        for other in others:
+            other.join(timeout=10)
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        wait_for(
+            lambda: http.get(f"/api/v1/games/{tid}").json()["game"]["status"] == "over",
+            "the game to be marked over",
+        )
+        assert http.get(f"/api/v1/games/{tid}/audit").json()["ok"] is True
+        assert http.get(f"/api/v1/lobby/tables/{tid}").json()["status"] == "started"
+    assert not page.js_errors, page.js_errors
+
+
+def test_the_quick_game_goes_straight_to_its_table(server: LiveServer, page: Any) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        ada = _player(http, "ada")
+    page.goto(f"{server.url}/lobby?lang=tr")
+    page.fill("#token", ada)
+    page.click("#signin button[type=submit]")
+    page.wait_for_selector("#whoami:has-text('ada')")
+    page.click("#quick-game")
+    page.wait_for_url("**/play/t-*", timeout=15_000)
+    game_id = page.url.rsplit("/play/", 1)[1].split("?")[0]
+    page.wait_for_selector("#hand .card", timeout=15_000)
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        game = http.get(f"/api/v1/games/{game_id}").json()["game"]
+    assert game["status"] == "live"
+    assert game["seats"] == ["ada", "house:heuristic", "house:heuristic", "house:heuristic"]
+    assert not page.js_errors, page.js_errors
