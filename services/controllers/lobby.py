@@ -29,6 +29,7 @@ from services.lobby.stream import lobby_stream, table_out
 from services.openapi import problems, streamed
 from services.play.invitations import PENDING
 from services.play.service import GameInfo
+from services.web.lists import unstarted_tournaments
 from tournament.games import GameNotFound
 
 LobbySeat = Annotated[
@@ -41,7 +42,7 @@ LobbySeat = Annotated[
     ),
 ]
 OPEN_FOR_REGISTRATION = ("registering", "scheduled")
-TOURNAMENTS_LOOKED_AT = 50  # the newest tournaments the lobby looks through
+TOURNAMENTS_LOOKED_AT = 50  # the newest unstarted tournaments the lobby looks through
 
 
 class LobbyTableCreate(Struct, forbid_unknown_fields=True):
@@ -118,7 +119,8 @@ async def _tournaments(services: Services) -> list[TournamentOut]:
 
     def load() -> list[TournamentOut]:
         out = []
-        for tid in list(reversed(desk.ids()))[:TOURNAMENTS_LOOKED_AT]:
+        services.games.catch_up()
+        for tid in unstarted_tournaments(services.games.read_engine, TOURNAMENTS_LOOKED_AT):
             try:
                 shown = tournament_out(desk.load(tid), desk.control(tid), desk)
             except (LookupError, ValueError):  # one that does not load is not listed

@@ -70,6 +70,19 @@ def tournaments(session: Session) -> list[dict[str, Any]]:
     ]
 
 
+def unstarted_tournaments(engine: Engine, limit: int) -> list[str]:
+    """The newest tournaments with no round paired and not finished (the only ones that may
+    take registrations), from the projection: the lobby loads these, not every tournament."""
+    query = (
+        select(col(TournamentRow.id))
+        .where(col(TournamentRow.played) == 0, col(TournamentRow.finished).is_(False))
+        .order_by(col(TournamentRow.opened_position).desc())
+        .limit(limit)
+    )
+    with Session(engine) as session:
+        return list(session.execute(query).scalars())
+
+
 def _owners(session: Session, ids: list[str]) -> dict[str, tuple[str, str]]:
     """Game id -> (tournament id, name), for the games of `ids` a tournament seats."""
     out: dict[str, tuple[str, str]] = {}
