@@ -163,10 +163,13 @@ def test_a_read_token_cannot_act(accounts_client: TestClient[Any]) -> None:
         ("PUT", "/api/v1/me/bot", {"url": None}),
         ("POST", "/api/v1/me/tokens", {"name": "more", "scopes": ["play"]}),
         ("POST", "/api/v1/me/bots", {"name": "hale-bot"}),
+        ("POST", "/api/v1/lobby/quick-game", {}),
+        ("POST", "/api/v1/lobby/tables", {"seats": ["person"] * 4}),
     ):
         r = client.request(method, path, json=body, headers=bearer(read))
         assert r.status_code == 403, (path, r.text)
         assert "read scope" in r.json()["detail"] or "play scope" in r.json()["detail"]
+    assert client.get("/api/v1/lobby", headers=bearer(read)).json()["tables"] == []
     # The play token acts.
     r = client.post("/api/v1/games", json=game, headers=bearer(token))
     assert r.status_code == 201, r.text
