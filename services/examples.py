@@ -58,6 +58,7 @@ PARAMETERS: dict[str, Any] = {
     "table_id": TABLE,
     "tournament_id": TOURNAMENT,
     "token_id": "t5e0c2a9b7d41f683",
+    "bot_id": "ada-bot",
     "round_no": 2,
     "deal": 1,
     "after": 5,
@@ -128,7 +129,10 @@ def examples() -> dict[str, Any]:
     token_info = s.TokenInfoOut(
         "t5e0c2a9b7d41f683", "ada-bot", "spring open", ["bot", "read"], AT, AT
     )
-    bot = s.BotOut("ada-bot", "Ada's bot", "bot", "https://bots.example.org/king", AT, "ada")
+    url = "https://bots.example.org/king"
+    version = s.BotVersionOut(2, "2.1 deeper search", url, AT + timedelta(days=3))
+    versions = [s.BotVersionOut(1, "1", url, AT), version]
+    bot = s.BotOut("ada-bot", "Ada's bot", "bot", url, AT, "ada", versions)
     game = s.GameOut(GAME, "live", list(PLAYERS), _json(rule_changes), 30.0, CLIENT_SEED, "ada", AT)
     detail = s.GameDetail(game, _json(public), 9)
     deal_started = messages.DealStartedData(1, 0, public.declarer or 0)
@@ -146,7 +150,9 @@ def examples() -> dict[str, Any]:
         s.TokenCreated(TOKEN, token_info),
         s.AccountCreated(player, TOKEN, token_info),
         s.TokenIn("my bot in the spring open", ["read", "bot"], "ada-bot"),
-        s.BotIn("ada-bot", "Ada's bot", "https://bots.example.org/king"),
+        s.BotIn("ada-bot", "Ada's bot", "https://bots.example.org/king", "1.0"),
+        s.BotVersionIn("2.1 deeper search", url),
+        version,
         bot,
         s.AccountOut(player, [bot], [token_info]),
         s.DisabledIn(True),

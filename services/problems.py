@@ -24,6 +24,7 @@ from eventstore import InvalidEventError, InvalidStreamIdError, StoreBusy, Store
 from services.accounts import (
     BadName,
     BadScopes,
+    BadVersion,
     LoginFailed,
     LoginThrottled,
     NameTaken,
@@ -316,6 +317,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     BadName: _kind("unprocessable"),
     WeakPassword: _kind("unprocessable"),
     BadScopes: _kind("unprocessable"),
+    BadVersion: _kind("unprocessable"),
     NameTaken: _kind("conflict"),
     LoginFailed: _kind("unauthorized"),
     LoginThrottled: _throttled,

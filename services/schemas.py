@@ -111,10 +111,31 @@ class TokenIn(Struct, forbid_unknown_fields=True):
     ) = None
 
 
+VersionLabel = Annotated[
+    str, Meta(min_length=1, max_length=60, examples=["2.1"], description="the version's label")
+]
+
+
 class BotIn(Struct, forbid_unknown_fields=True):
     name: RawName
     display_name: Annotated[str, Meta(max_length=200)] | None = None
     bot_url: Annotated[str, Meta(max_length=2000)] | None = None
+    version: VersionLabel | None = None  # version 1's label (default "1")
+
+
+class BotVersionIn(Struct, forbid_unknown_fields=True):
+    """A bot's next version: its label and, if given, the push URL it plays at from now on
+    (null: a pull bot); without `bot_url` the URL stays as it is."""
+
+    label: VersionLabel
+    bot_url: Annotated[str, Meta(max_length=2000)] | UnsetType | None = UNSET
+
+
+class BotVersionOut(Struct):
+    number: int
+    label: str
+    bot_url: str | None  # only for the bot, its owner and the admin
+    created_at: datetime
 
 
 class BotOut(Struct):
@@ -124,6 +145,7 @@ class BotOut(Struct):
     bot_url: str | None
     created_at: datetime
     owner: str | None
+    versions: list[BotVersionOut] = []  # oldest first (an account's bots only)
 
 
 class AccountOut(Struct):

@@ -60,3 +60,9 @@ class BadScopes(AccountError, ValueError):
     """Scopes a token of this kind of player cannot have."""
 
     code = "bad_scopes"
+
+
+class BadVersion(AccountError, ValueError):
+    """A bot version label the service refuses (empty, too long, or not printable)."""
+
+    code = "bad_version"

@@ -27,7 +27,8 @@ from services.accounts.errors import (
 )
 from services.accounts.names import display_name, normalise_name
 from services.accounts.passwords import check_strength, hash_password, verify_password
-from services.db.models import AccountRow, PlayerRow, TokenRow
+from services.accounts.versions import FIRST_LABEL, BotVersion, clean_label
+from services.db.models import AccountRow, BotVersionRow, PlayerRow, TokenRow
 from services.identity import (
     SESSION_SCOPE,
     Player,
@@ -41,6 +42,7 @@ from services.identity import (
 ACCOUNT_SCOPES = frozenset({"read", "play"})
 BOT_SCOPES = frozenset({"read", "bot"})
 MAX_TOKEN_NAME = 60
+VERSION_RETRIES = 5
 TOUCH_EVERY = timedelta(minutes=1)  # last-used times are written at most this often per token
 
 
@@ -65,6 +67,10 @@ def _info(row: TokenRow) -> TokenInfo:
         aware(row.created_at) or row.created_at,
         aware(row.last_used_at),
     )
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
 
 
 def _player(row: PlayerRow) -> Player:
@@ -253,12 +259,18 @@ class AccountService:
     # --- bots ----------------------------------------------------------------------------
 
     def create_bot(
-        self, owner_id: str, raw_name: str, raw_display: str | None, url: str | None
+        self,
+        owner_id: str,
+        raw_name: str,
+        raw_display: str | None,
+        url: str | None,
+        version: str | None = None,
     ) -> Player:
         """A bot player owned by the account: push (`url`, already checked by the URL guard)
-        or pull (None)."""
+        or pull (None), with its version 1 (labelled `version`, default "1")."""
         name = normalise_name(raw_name)
         shown = display_name(raw_display, name)
+        label = clean_label(version, FIRST_LABEL)
         now = datetime.now(UTC)
         try:
             with Session(self._engine) as session:
@@ -268,10 +280,67 @@ class AccountService:
                     id=name, name=shown, kind="bot", bot_url=url, created_at=now, owner_id=owner_id
                 )
                 session.add(row)
+                session.flush()  # the player first: the version refers to it
+                session.add(
+                    BotVersionRow(bot_id=name, number=1, label=label, bot_url=url, created_at=now)
+                )
                 session.commit()
                 return _player(row)
         except IntegrityError:
             raise NameTaken("that name is taken") from None
+
+    def versions(self, bot_id: str) -> list[BotVersion]:
+        """The bot's versions, oldest first (none for a player no account owns)."""
+        with Session(self._read) as session:
+            rows = session.execute(
+                select(BotVersionRow)
+                .where(col(BotVersionRow.bot_id) == bot_id)
+                .order_by(col(BotVersionRow.number))
+            ).scalars()
+            return [
+                BotVersion(r.bot_id, r.number, r.label, r.bot_url, aware(r.created_at) or now_utc())
+                for r in rows
+            ]
+
+    def new_version(
+        self, owner_id: str, bot_id: str, label: str, url: str | None, keep_url: bool
+    ) -> BotVersion:
+        """Declare the owner's bot's next version, from now on; with a new push URL (already
+        checked by the URL guard) unless `keep_url`. Two declared at once: one gets the number,
+        the other is refused (NameTaken is not it: the caller retries)."""
+        text = clean_label(label, FIRST_LABEL)
+        for _ in range(VERSION_RETRIES):
+            try:
+                return self._new_version(owner_id, bot_id, text, url, keep_url)
+            except IntegrityError:  # another declaration took the number: take the next
+                continue
+        raise NameTaken("the bot's versions kept changing: declare it again")
+
+    def _new_version(
+        self, owner_id: str, bot_id: str, text: str, url: str | None, keep_url: bool
+    ) -> BotVersion:
+        now = datetime.now(UTC)
+        with Session(self._engine) as session:
+            bot = session.get(PlayerRow, bot_id)
+            if bot is None or bot.owner_id != owner_id:
+                raise NotYours(f"{bot_id!r} is not one of your bots")
+            last = session.execute(
+                select(BotVersionRow.number)  # type: ignore[call-overload]
+                .where(col(BotVersionRow.bot_id) == bot_id)
+                .order_by(col(BotVersionRow.number).desc())
+                .limit(1)
+            ).scalar()
+            bot_url = bot.bot_url if keep_url else url
+            number = (last or 0) + 1
+            session.add(
+                BotVersionRow(
+                    bot_id=bot_id, number=number, label=text, bot_url=bot_url, created_at=now
+                )
+            )
+            session.commit()
+        if not keep_url:
+            self.players.set_bot_url(bot_id, url)
+        return BotVersion(bot_id, number, text, bot_url, now)
 
     def bots(self, owner_id: str) -> list[Player]:
         with Session(self._read) as session:

@@ -9,14 +9,17 @@ Sign-up and log-in take no token and are rate-limited per name and per address
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from litestar import Controller, Request, delete, get, post, put
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
+from msgspec import UnsetType
 
 from services.accounts import AccountService, NotYours, TokenInfo
 from services.accounts.limits import draw_login
+from services.accounts.versions import BotVersion
 from services.container import Services
 from services.controllers.deps import (
     ANY_SCOPE,
@@ -36,6 +39,8 @@ from services.schemas import (
     AccountStatusOut,
     BotIn,
     BotOut,
+    BotVersionIn,
+    BotVersionOut,
     DisabledIn,
     LogInIn,
     RevokedOut,
@@ -58,12 +63,34 @@ def token_out(t: TokenInfo) -> TokenInfoOut:
     return TokenInfoOut(t.id, t.player_id, t.name, list(t.scopes), t.created_at, t.last_used_at)
 
 
-def bot_out(p: Player, owner: str | None, viewer: Principal | None) -> BotOut:
-    """The bot as `viewer` may see it: its push URL for its owner, itself and the admin."""
-    mine = viewer is not None and (
+def _sees_url(p: Player, owner: str | None, viewer: Principal | None) -> bool:
+    """A push URL is shown to the bot, its owner and the admin only."""
+    return viewer is not None and (
         viewer.is_admin or (viewer.player_id in (p.id, owner) and viewer.player_id is not None)
     )
-    return BotOut(p.id, p.name, p.kind, p.bot_url if mine else None, p.created_at, owner)
+
+
+def version_out(v: BotVersion, sees_url: bool) -> BotVersionOut:
+    return BotVersionOut(v.number, v.label, v.bot_url if sees_url else None, v.created_at)
+
+
+def bot_out(
+    p: Player,
+    owner: str | None,
+    viewer: Principal | None,
+    versions: Sequence[BotVersion] = (),
+) -> BotOut:
+    """The bot as `viewer` may see it: its push URL for its owner, itself and the admin."""
+    mine = _sees_url(p, owner, viewer)
+    return BotOut(
+        p.id,
+        p.name,
+        p.kind,
+        p.bot_url if mine else None,
+        p.created_at,
+        owner,
+        [version_out(v, mine) for v in versions],
+    )
 
 
 def client_address(request: Request[Any, Any, Any]) -> str:
@@ -190,10 +217,38 @@ class AccountController(Controller):
         url = data.bot_url
         if url is not None:
             url = await asyncio.to_thread(services.policy.validate, url)
+        accounts = accounts_of(services)
         bot = await asyncio.to_thread(
-            accounts_of(services).create_bot, owner, data.name, data.display_name, url
+            accounts.create_bot, owner, data.name, data.display_name, url, data.version
         )
-        return bot_out(bot, owner, principal)
+        versions = await asyncio.to_thread(accounts.versions, bot.id)
+        return bot_out(bot, owner, principal, versions)
+
+    @post(
+        "/me/bots/{bot_id:str}/versions",
+        status_code=201,
+        opt=ACCOUNT_OPT,
+        responses=problems(403, 409, 422),
+    )
+    async def declare_bot_version(
+        self,
+        bot_id: FromPath[str],
+        data: JSONBody[BotVersionIn],
+        services: ServicesDep,
+        principal: PrincipalDep,
+    ) -> BotVersionOut:
+        """Declare one of the account's bots' next version, current from now on: its label
+        and, with `bot_url`, the push URL it plays at (checked by the URL guard; null: pull).
+        The bot's page counts each game for the version current when the game started."""
+        owner = own_player(principal)
+        keep = isinstance(data.bot_url, UnsetType)
+        url = None if isinstance(data.bot_url, UnsetType) else data.bot_url
+        if url is not None:
+            url = await asyncio.to_thread(services.policy.validate, url)
+        version = await asyncio.to_thread(
+            accounts_of(services).new_version, owner, bot_id, data.label, url, keep
+        )
+        return version_out(version, True)
 
     @get("/bots/{player_id:str}")
     async def get_bot(
@@ -201,9 +256,11 @@ class AccountController(Controller):
     ) -> BotOut:
         """A player with its owner (null for people and the admin's bots); the push URL only
         for the bot, its owner and the admin."""
+        accounts = accounts_of(services)
         player = await asyncio.to_thread(services.players.get, player_id)
-        owner = await asyncio.to_thread(accounts_of(services).owner_of, player_id)
-        return bot_out(player, owner, principal)
+        owner = await asyncio.to_thread(accounts.owner_of, player_id)
+        versions = await asyncio.to_thread(accounts.versions, player_id)
+        return bot_out(player, owner, principal, versions)
 
     @put(
         "/accounts/{player_id:str}/disabled",

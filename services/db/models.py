@@ -34,6 +34,20 @@ class AccountRow(SQLModel, table=True):
     created_at: datetime
 
 
+class BotVersionRow(SQLModel, table=True):
+    """A version of an account's bot, as its owner declared it (services.accounts): a label
+    ("2.1", "deeper search") and the push URL it played at from `created_at` on. Version 1 is
+    made with the bot; a game counts for the version current when it started."""
+
+    __tablename__ = "king_bot_versions"
+
+    bot_id: str = Field(primary_key=True, max_length=40)
+    number: int = Field(primary_key=True)
+    label: str = Field(max_length=60)
+    bot_url: str | None = Field(default=None, max_length=2000)
+    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
 class TokenRow(SQLModel, table=True):
     """An API token of a player, stored as the SHA-256 of the token text only."""
 
@@ -237,4 +251,5 @@ APP_TABLES = (
     InvitationRow.__table__,  # type: ignore[attr-defined]
     DealAnalysisRow.__table__,  # type: ignore[attr-defined]
     LobbyTableRow.__table__,  # type: ignore[attr-defined]
+    BotVersionRow.__table__,  # type: ignore[attr-defined]
 )

@@ -8,6 +8,7 @@ database, so the cookie resolves to the same Principal as a bearer token does
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +19,7 @@ from litestar.response import Redirect, Template
 from sqlmodel import Session
 
 from services.accounts import AccountError, LoginThrottled, TokenInfo
+from services.accounts.versions import BotVersion, current_at
 from services.bots.urls import BadBotUrl
 from services.container import Services
 from services.controllers.accounts import accounts_of, attempt_log_in, attempt_sign_up
@@ -25,7 +27,7 @@ from services.controllers.deps import SESSION_COOKIE, ServicesDep
 from services.db.models import RatingRow
 from services.identity import PlayerNotFound, Principal
 from services.observability import get_logger
-from services.web.lists import listing_of
+from services.web.lists import GameLine, listing_of
 from services.web.pages import _not_found, _page
 from services.web.session import load_user, user_of
 
@@ -201,15 +203,47 @@ class AccountPages(Controller):
                 form.get("name", ""),
                 form.get("display_name") or None,
                 url,
+                form.get("version", "").strip() or None,
             )
         except (AccountError, BadBotUrl) as exc:
             return await self._account(request, services, user, error=str(exc), status=422)
         return Redirect(f"/bots/{bot.id}", status_code=303)
 
+    @post("/bots/{player_id:str}/versions", name="web-bot-version", status_code=303)
+    async def declare_version(
+        self, request: Req, player_id: FromPath[str], services: ServicesDep
+    ) -> Template | Redirect:
+        """The owner declares the bot's next version (its label and push URL)."""
+        user = user_of(request)
+        if user is None or user.player_id is None:
+            return Redirect("/login", status_code=303)
+        form = await _form(request)
+        try:
+            url = form.get("bot_url", "").strip() or None
+            if url is not None:
+                url = await asyncio.to_thread(services.policy.validate, url)
+            await asyncio.to_thread(
+                accounts_of(services).new_version,
+                user.player_id,
+                player_id,
+                form.get("label", ""),
+                url,
+                False,
+            )
+        except (AccountError, BadBotUrl) as exc:
+            return await self._bot_page(request, player_id, services, error=str(exc))
+        return Redirect(f"/bots/{player_id}", status_code=303)
+
     @get("/bots/{player_id:str}", name="web-bot")
     async def bot(self, request: Req, player_id: FromPath[str], services: ServicesDep) -> Template:
-        """A bot's page: its owner, its rating and its games with their results."""
+        """A bot's page: its owner, its versions with their results, its rating and games."""
+        return await self._bot_page(request, player_id, services)
+
+    async def _bot_page(
+        self, request: Req, player_id: str, services: Services, error: str = ""
+    ) -> Template:
         accounts = accounts_of(services)
+        user = user_of(request)
 
         def read() -> dict[str, Any] | None:
             try:
@@ -219,20 +253,27 @@ class AccountPages(Controller):
                 return None
             with Session(services.games.read_engine) as session:
                 rating = session.get(RatingRow, player_id)
-            listing = listing_of(services, player=player_id, limit=50)
+            listing = listing_of(services, player=player_id, limit=GAMES_READ)
             siblings = [b for b in accounts.bots(owner) if b.id != player_id] if owner else []
+            versions = accounts.versions(player_id)
             return {
                 "bot": player,
                 "owner": owner,
                 "rating": rating,
-                "games": listing.games,
+                "games": [_bot_game(g, player_id, versions) for g in listing.games[:GAMES_SHOWN]],
+                "versions": version_results(versions, listing.games, player_id),
                 "siblings": siblings,
+                "mine": owner is not None and user is not None and user.player_id == owner,
+                "error": error,
             }
 
         context = await asyncio.to_thread(read)
         if context is None:
             return _not_found(request, "player")
-        return _page(request, "account_bot.html", context)
+        page = _page(request, "account_bot.html", context)
+        if error:
+            page.status_code = 422
+        return page
 
     async def _account(
         self,
@@ -289,3 +330,53 @@ class _Mismatch(Exception):
 
 
 __all__ = ["AccountPages"]
+
+
+GAMES_READ = 2000  # a bot's games its page reads (the versions' results count them all)
+GAMES_SHOWN = 50  # ... and lists, newest first
+
+
+def _seat_of(game: GameLine, player_id: str) -> int | None:
+    return game.seats.index(player_id) if player_id in game.seats else None
+
+
+def _bot_game(game: GameLine, player_id: str, versions: list[BotVersion]) -> dict[str, Any]:
+    """A game on the bot's page: the bot's own points and whether it won, and its version."""
+    seat = _seat_of(game, player_id)
+    version = current_at(versions, game.created_at)
+    return {
+        "game": game,
+        "points": game.totals[seat] if game.totals and seat is not None else None,
+        "won": seat is not None and seat in game.winners,
+        "version": version.label if version else None,
+    }
+
+
+@dataclass(slots=True)
+class VersionResult:
+    version: BotVersion
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+
+    @property
+    def mean(self) -> float | None:
+        return self.points / self.games if self.games else None
+
+
+def version_results(
+    versions: list[BotVersion], games: list[GameLine], player_id: str
+) -> list[VersionResult]:
+    """Each version's finished games, wins and mean points, newest version first (each game
+    counts for the version current when it started)."""
+    table = {v.number: VersionResult(v) for v in versions}
+    for game in games:
+        seat = _seat_of(game, player_id)
+        version = current_at(versions, game.created_at)
+        if game.status != "over" or seat is None or version is None or not game.totals:
+            continue
+        row = table[version.number]
+        row.games += 1
+        row.wins += seat in game.winners
+        row.points += game.totals[seat]
+    return [table[v.number] for v in reversed(versions)]

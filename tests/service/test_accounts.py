@@ -358,3 +358,51 @@ def test_a_token_revoked_by_another_process_is_refused_once_its_grant_is_stale(
         assert a.get("/api/v1/me", headers=bearer(token)).status_code == 200  # a's grant is fresh
         monkeypatch.setattr(identity, "GRANT_SECONDS", 0.0)
         assert a.get("/api/v1/me", headers=bearer(token)).status_code == 401
+
+
+def test_a_bots_versions_are_declared_by_its_owner(accounts_client: TestClient[Any]) -> None:
+    """Version 1 comes with the bot (its label given or "1"); the owner declares the next ones,
+    with or without a new URL; nobody else can, and bad labels are refused with nothing kept."""
+    client = accounts_client
+    kai = sign_up(client, "kai")["token"]
+    lea = sign_up(client, "lea")["token"]
+    r = client.post(
+        "/api/v1/me/bots", json={"name": "kai-bot", "version": "0.9 beta"}, headers=bearer(kai)
+    )
+    assert r.status_code == 201, r.text
+    assert [(v["number"], v["label"]) for v in r.json()["versions"]] == [(1, "0.9 beta")]
+    r = client.post("/api/v1/me/bots", json={"name": "kai-two"}, headers=bearer(kai))
+    assert [v["label"] for v in r.json()["versions"]] == ["1"]
+
+    path = "/api/v1/me/bots/kai-bot/versions"
+    r = client.post(path, json={"label": "  1.0  "}, headers=bearer(kai))
+    assert r.status_code == 201, r.text
+    assert (r.json()["number"], r.json()["label"], r.json()["bot_url"]) == (2, "1.0", None)
+    for body, code in (
+        ({"label": "   "}, 422),
+        ({"label": "x" * 61}, 400),
+        ({"label": "tab\there"}, 422),
+        ({}, 400),
+        ({"label": "2", "colour": "red"}, 400),
+    ):
+        r = client.post(path, json=body, headers=bearer(kai))
+        assert r.status_code == code, (body, r.text)
+        assert "Traceback" not in r.text
+    r = client.post(path, json={"label": "stolen"}, headers=bearer(lea))  # not lea's bot
+    assert r.status_code == 403 and r.json()["code"] == "not_yours", r.text
+    read = make_token(client, kai, "reader", ["read"])
+    assert client.post(path, json={"label": "3"}, headers=bearer(read)).status_code == 403
+    bot_token = make_token(client, kai, "bot", ["bot"], player="kai-bot")
+    assert client.post(path, json={"label": "3"}, headers=bearer(bot_token)).status_code == 403
+    r = client.post("/api/v1/me/bots/nobody/versions", json={"label": "1"}, headers=bearer(kai))
+    assert r.status_code == 403
+
+    r = client.post(  # a URL the guard refuses: no version, the bot unchanged
+        path, json={"label": "3", "bot_url": "http://169.254.169.254/"}, headers=bearer(kai)
+    )
+    assert r.status_code == 422, r.text
+    seen = client.get("/api/v1/bots/kai-bot", headers=bearer(lea)).json()
+    assert [(v["number"], v["label"]) for v in seen["versions"]] == [(1, "0.9 beta"), (2, "1.0")]
+    r = client.post(path, json={"label": "3", "bot_url": None}, headers=bearer(kai))
+    assert r.status_code == 201 and r.json()["number"] == 3, r.text
+    assert client.get("/api/v1/bots/kai", headers=bearer(lea)).json()["versions"] == []

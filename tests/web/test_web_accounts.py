@@ -214,3 +214,34 @@ def test_a_push_bot_url_the_guard_refuses_makes_no_bot(client: TestClient[Any]) 
     )
     assert r.status_code == 422 and r.json()["code"] == "bad_bot_url"
     assert client.get("/api/v1/me/bots").json() == []
+
+
+def test_the_owner_declares_versions_on_the_bot_page_others_see_them(
+    client: TestClient[Any],
+) -> None:
+    sign_up(client, "oya")
+    token = csrf(client, "/account")
+    r = client.post(
+        "/account/bots",
+        data={"name": "oya-bot", "version": "0.1", "_csrf_token": token},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303
+    page = client.get("/bots/oya-bot?lang=en").text
+    assert 'id="version-form"' in page and 'data-version="1"><td>1 · 0.1<' in page
+    r = client.post(
+        "/bots/oya-bot/versions",
+        data={"label": "0.2 faster", "_csrf_token": token},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and r.headers["location"] == "/bots/oya-bot"
+    page = client.get("/bots/oya-bot?lang=en").text
+    assert page.index('data-version="2"') < page.index('data-version="1"')  # newest first
+    r = client.post("/bots/oya-bot/versions", data={"label": " ", "_csrf_token": token})
+    assert r.status_code == 422 and 'id="form-error"' in r.text
+    assert 'data-version="3"' not in client.get("/bots/oya-bot").text
+    assert client.post("/bots/oya-bot/versions", data={"label": "x"}).status_code == 403  # CSRF
+    client.post("/logout", data={"_csrf_token": token})
+    client.cookies.clear()
+    stranger = client.get("/bots/oya-bot?lang=tr").text
+    assert 'id="version-form"' not in stranger and "Sürümler" in stranger
