@@ -6,6 +6,7 @@ players play it to the end against a house bot. The quick game goes straight to 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import httpx
@@ -140,3 +141,81 @@ def test_the_quick_game_goes_straight_to_its_table(server: LiveServer, page: Any
     assert game["status"] == "live"
     assert game["seats"] == ["ada", "house:heuristic", "house:heuristic", "house:heuristic"]
     assert not page.js_errors, page.js_errors
+
+
+def test_three_people_sign_up_meet_at_an_open_table_and_play_it_to_the_end(
+    server: LiveServer, browser: Any
+) -> None:
+    """The issue's table: three browsers, each signed up and logged in (no token pasted),
+    one opens a table on /lobby with a house bot in the last seat, the other two see it arrive
+    and join, the last join starts it and sends all three to its play page, and they play it to
+    the end in their browsers."""
+    from tests.web.test_web_accounts_browser import _sign_up
+
+    names = ["ada", "bo", "cem"]
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in names]
+    pages = [c.new_page() for c in contexts]
+    errors: list[str] = []
+    for p in pages:
+        p.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        for p, name in zip(pages, names, strict=True):
+            _sign_up(p, server.url, name)
+            p.goto(f"{server.url}/lobby?lang=en")
+            p.wait_for_selector(f"#whoami:has-text('{name}')")  # the session, no token typed
+            p.wait_for_function("document.body.dataset.lobby === 'ready'")
+        host, *guests = pages
+        host.select_option("#seat-1", "person")
+        host.select_option("#seat-2", "person")
+        host.select_option("#seat-3", "house:heuristic")
+        host.select_option("#table-rules", "short12")
+        host.fill("#table-seconds", "600")
+        host.click("#new-table button[type=submit]")
+        row = guests[0].locator("li.lobby-table")
+        row.first.wait_for(timeout=15_000)  # arrived by the stream
+        tid = row.first.get_attribute("data-table")
+        for guest in guests:
+            guest.locator(f"li.lobby-table[data-table={tid}] button.join").click()
+            if guest is guests[0]:
+                guest.locator(f"li.lobby-table[data-table={tid}] button.leave").wait_for()
+        for p in pages:
+            p.wait_for_url(f"**/play/{tid}**", timeout=20_000)
+            p.wait_for_selector("#hand .card", timeout=15_000)
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            game = http.get(f"/api/v1/games/{tid}").json()["game"]
+        assert game["seats"] == ["ada", "bo", "cem", "house:heuristic"]
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            if all(p.evaluate("document.body.dataset.phase") == "over" for p in pages):
+                break
+            moved = False
+            for p in pages:
+                if p.evaluate("document.body.dataset.myTurn") != "1":
+                    continue
+                version = p.evaluate("document.body.dataset.version")
+                if p.evaluate("document.body.dataset.phase") == "declaring":
+                    choice = p.locator("#declare button[data-contract]").first
+                else:
+                    choice = p.locator("#hand button.card.legal").first
+                choice.wait_for(timeout=10_000)
+                choice.click()
+                p.wait_for_function(
+                    f"document.body.dataset.version !== '{version}'", timeout=60_000
+                )
+                assert not p.inner_text("#error"), p.inner_text("#error")
+                moved = True
+            if not moved:
+                pages[0].wait_for_timeout(100)
+        phases = [p.evaluate("document.body.dataset.phase") for p in pages]
+        assert phases == ["over"] * 3, phases
+        shot(pages[1], "lobby-three-browsers-over")
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            wait_for(
+                lambda: http.get(f"/api/v1/games/{tid}").json()["game"]["status"] == "over",
+                "the game to be marked over",
+            )
+            assert http.get(f"/api/v1/games/{tid}/audit").json()["ok"] is True
+        assert not errors, errors
+    finally:
+        for c in contexts:
+            c.close()
