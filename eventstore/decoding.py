@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
-from datetime import UTC, datetime
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -114,3 +114,37 @@ if tuple(f.name for f in fields(RecordedEvent)) != _FIELDS:
 _SETTERS: tuple[Callable[[RecordedEvent, Any], None], ...] = tuple(
     getattr(RecordedEvent, name).__set__ for name in _FIELDS
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """What one append's PostgreSQL notification says: the last position it wrote and, when
+    the payload carried them, its events (in position order, ending at `last`)."""
+
+    last: int
+    events: list[RecordedEvent] | None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def decode_notification(text: str, upcasters: UpcasterRegistry | None) -> Notification | None:
+    """A notification's payload (migration 0006's JSON, or a bare last position as the general
+    path and older releases send), or None when it is neither: the caller reads the feed."""
+    try:
+        if text[:1] != "{":
+            return Notification(int(text), None)
+        note = orjson.loads(text)
+        last = int(note["last"])
+        at = _EPOCH + timedelta(microseconds=int(note["at"]))
+        upcast = upcasters.upcast if upcasters else None
+        events: list[RecordedEvent] = []
+        for pos, sid, ver, eid, typ, sv, payload, meta, prev, h in note["events"]:
+            if upcast is not None:
+                sv, payload = upcast(typ, sv, payload)
+            events.append(RecordedEvent(pos, sid, ver, eid, typ, sv, payload, meta, at, prev, h))
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not events or events[-1].position != last:
+        return None
+    return Notification(last, events)

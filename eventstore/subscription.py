@@ -1,8 +1,11 @@
 """Catch-up subscription: read the feed from a position, then poll for what commits later.
 
 Positions are allocated in commit order, so reading ``position >= next`` never skips an event
-that commits after the read. On PostgreSQL a LISTEN connection only shortens the wait between
-polls; correctness never depends on a notification arriving.
+that commits after the read. On PostgreSQL a LISTEN connection shortens the wait between polls,
+and a notification that carries its append's events (migration 0006) is taken instead of a
+read when they are exactly the next positions. Anything else (a bare position, a payload too
+long to carry them, a gap before them, a fresh or broken LISTEN, a quiet poll interval) means
+a read of the feed, so correctness never depends on a notification arriving.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from eventstore.decoding import decode_notification
 from eventstore.records import RecordedEvent
 from eventstore.validation import check_interval, check_positive
 
@@ -88,8 +92,9 @@ class CatchUpSubscription:
 
         On PostgreSQL the LISTEN starts before the first read, so every commit after a read
         sends a notification this subscription will see: after a batch that was not full it
-        waits for one (at once when one is queued, every queued one taken in that one wake)
-        instead of reading again to find nothing. That is one read per wake, not two."""
+        waits for one (every one already queued taken in the same wake). When the queued
+        notifications carry exactly the events from `next_position` on, they are the batch and
+        nothing is read; otherwise one read answers them all. A quiet interval reads too."""
         if self._stopped.is_set():
             self._close_listener()
             return []
@@ -102,18 +107,46 @@ class CatchUpSubscription:
         if self._listener is None or self._full:
             with contextlib.suppress(Exception):  # no wake-up channel: plain polling below
                 self._listen()
+            notes = None
         else:
-            self._wait()
+            notes = self._wait()
         if self._stopped.is_set():
             return []
+        carried = self._carried(notes) if notes else None
+        if carried is not None:
+            self._full = False
+            return carried
         batch = self.poll()
         self._full = len(batch) >= self._batch_size
         return batch
 
-    def _wait(self) -> None:
+    def _carried(self, notes: list[str]) -> list[RecordedEvent] | None:
+        """The events the notifications carry beyond `next_position`, when they follow on from
+        it with no gap; None when the feed must be read (nothing is taken then). Events before
+        `next_position` are ones already delivered and are dropped."""
+        registry = self._store.upcasters if self._upcast else None
+        expected = self.next_position
+        out: list[RecordedEvent] = []
+        for text in notes:
+            note = decode_notification(text, registry)
+            if note is None:
+                return None
+            if note.last < expected:
+                continue  # delivered already (by a read that went further)
+            if note.events is None or note.events[0].position > expected:
+                return None  # not carried, or a gap before them: read
+            out.extend(note.events[expected - note.events[0].position :])
+            expected = note.last + 1
+        if out:
+            self.next_position = expected
+        return out
+
+    def _wait(self) -> list[str] | None:
+        """Wait for notifications (PostgreSQL) or one poll interval (else); the payloads of
+        those that came, every one already queued included, or None when none came."""
         if self._store.engines.kind != "postgresql":
             self._stopped.wait(self._poll_interval)
-            return
+            return None
         try:
             listener = self._listen()
             # In slices of at most a second, so that `close()` ends a long wait soon.
@@ -121,15 +154,15 @@ class CatchUpSubscription:
             while not self._stopped.is_set():
                 left = end - time.monotonic()
                 if left <= 0:
-                    return
-                if any(True for _ in listener.notifies(timeout=min(left, 1.0), stop_after=1)):
-                    # Take every notification already queued too: one read answers them all.
-                    for _ in listener.notifies(timeout=0.0):
-                        pass
-                    return
+                    return None
+                first = [n.payload for n in listener.notifies(timeout=min(left, 1.0), stop_after=1)]
+                if first:
+                    # Take every notification already queued too: one batch answers them all.
+                    return first + [n.payload for n in listener.notifies(timeout=0.0)]
         except Exception:  # a broken wake-up channel only means plain polling
             self._close_listener()
             self._stopped.wait(self._poll_interval)
+        return None
 
     def _listen(self) -> Any:
         if self._listener is None:
