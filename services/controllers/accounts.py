@@ -138,7 +138,7 @@ class AccountController(Controller):
         viewer = Principal(player.id)
         return AccountCreated(player_out(player, viewer), token, token_out(info))
 
-    @post("/login", status_code=201)
+    @post("/login", status_code=201, responses=problems(401))
     async def log_in(
         self, request: Request[Any, Any, Any], data: JSONBody[LogInIn], services: ServicesDep
     ) -> TokenCreated:
@@ -150,7 +150,7 @@ class AccountController(Controller):
         )
         return TokenCreated(token, token_out(info))
 
-    @post("/logout", status_code=200, opt={ANY_SCOPE: True})
+    @post("/logout", status_code=200, opt={ANY_SCOPE: True}, responses=problems(403))
     async def log_out(
         self, request: Request[Any, Any, Any], services: ServicesDep, principal: PrincipalDep
     ) -> RevokedOut:

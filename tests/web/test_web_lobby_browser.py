@@ -48,6 +48,20 @@ def _play_over_the_api(
                 stop.wait(0.1)
 
 
+def _play_one(page: Any) -> None:
+    """The seat's turn on its play page: the first contract offered, or the first legal card;
+    then wait until the page shows the next version, with no error."""
+    version = page.evaluate("document.body.dataset.version")
+    if page.evaluate("document.body.dataset.phase") == "declaring":
+        choice = page.locator("#declare button[data-contract]").first
+    else:
+        choice = page.locator("#hand button.card.legal").first
+    choice.wait_for(timeout=10_000)
+    choice.click()
+    page.wait_for_function(f"document.body.dataset.version !== '{version}'", timeout=60_000)
+    assert not page.inner_text("#error"), page.inner_text("#error")
+
+
 def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
     server: LiveServer, page: Any
 ) -> None:
@@ -100,15 +114,7 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
             )
             if page.evaluate("document.body.dataset.phase") == "over":
                 break
-            version = page.evaluate("document.body.dataset.version")
-            if page.evaluate("document.body.dataset.phase") == "declaring":
-                choice = page.locator("#declare button[data-contract]").first
-            else:
-                choice = page.locator("#hand button.card.legal").first
-            choice.wait_for(timeout=10_000)
-            choice.click()
-            page.wait_for_function(f"document.body.dataset.version !== '{version}'", timeout=60_000)
-            assert not page.inner_text("#error"), page.inner_text("#error")
+            _play_one(page)
         assert page.evaluate("document.body.dataset.phase") == "over"
         shot(page, "lobby-game-over")
     finally:
@@ -192,17 +198,7 @@ def test_three_people_sign_up_meet_at_an_open_table_and_play_it_to_the_end(
             for p in pages:
                 if p.evaluate("document.body.dataset.myTurn") != "1":
                     continue
-                version = p.evaluate("document.body.dataset.version")
-                if p.evaluate("document.body.dataset.phase") == "declaring":
-                    choice = p.locator("#declare button[data-contract]").first
-                else:
-                    choice = p.locator("#hand button.card.legal").first
-                choice.wait_for(timeout=10_000)
-                choice.click()
-                p.wait_for_function(
-                    f"document.body.dataset.version !== '{version}'", timeout=60_000
-                )
-                assert not p.inner_text("#error"), p.inner_text("#error")
+                _play_one(p)
                 moved = True
             if not moved:
                 pages[0].wait_for_timeout(100)
