@@ -12,6 +12,7 @@ per transaction (`eventstore.statements`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zlib
 from dataclasses import dataclass
@@ -39,7 +40,23 @@ class StoreSettings:
     """PostgreSQL schema holding the store's tables (search_path); None uses the default."""
     pool_size: int = 5
     max_overflow: int = 10
-    notify_channel: str = "eventstore_events"
+    notify_channel: str = ""
+    """The LISTEN/NOTIFY channel; empty: `eventstore_events`, with the schema's name when there
+    is one (see `channel`)."""
+
+    @property
+    def channel(self) -> str:
+        """The channel in use. Stores in other schemas of one database must not hear each other:
+        a notification carries the appended events themselves, and a follower would take
+        another schema's events for its own."""
+        if self.notify_channel:
+            return self.notify_channel
+        if self.pg_schema is None:
+            return "eventstore_events"
+        name = f"eventstore_events_{self.pg_schema}"
+        if len(name) > 63:  # PostgreSQL's identifier limit
+            name = "eventstore_events_" + hashlib.sha256(self.pg_schema.encode()).hexdigest()[:24]
+        return name
 
     def __post_init__(self) -> None:
         if self.pg_schema is not None and not _SCHEMA_NAME.match(self.pg_schema):

@@ -146,7 +146,7 @@ class PgAppender:
                 metadata,
                 *columns,
                 now,
-                self._engines.settings.notify_channel,
+                self._engines.settings.channel,
             ),
         )
         self._count(1)

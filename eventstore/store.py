@@ -578,7 +578,7 @@ class EventStore:
             for row in updated.values():
                 cur.execute(st.update_stream, row)
             if st.notify is not None:
-                channel = self._engines.settings.notify_channel
+                channel = self._engines.settings.channel
                 cur.execute(st.notify, {"channel": channel, "position": str(position)})
         return results, {sid: (h.version, h.hash) for sid, h in heads.items() if h.exists}
 

@@ -171,7 +171,7 @@ class CatchUpSubscription:
             engines = self._store.engines
             url = engines.url.set(drivername="postgresql")
             conn = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
-            conn.execute(f'LISTEN "{engines.settings.notify_channel}"')
+            conn.execute(f'LISTEN "{engines.settings.channel}"')
             self._listener = conn
         return self._listener
 

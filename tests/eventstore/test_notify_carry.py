@@ -134,3 +134,16 @@ def test_a_carried_notification_decodes_to_the_stored_events() -> None:
     assert decode_notification("6", None) == type(note)(6, None)
     for junk in ("", "{", '{"last": 6}', '{"last": 7, "at": 0, "events": []}', "x"):
         assert decode_notification(junk, None) is None
+
+
+def test_stores_in_other_schemas_of_one_database_do_not_hear_each_other() -> None:
+    """The default channel carries the schema's name: a notification carries the events
+    themselves, and a follower in another schema would take them for its own."""
+    from eventstore import StoreSettings
+
+    assert StoreSettings().channel == "eventstore_events"
+    one, two = StoreSettings(pg_schema="tenant_one"), StoreSettings(pg_schema="tenant_two")
+    assert one.channel != two.channel and "tenant_one" in one.channel
+    long = StoreSettings(pg_schema="s" * 63)
+    assert len(long.channel) <= 63 and long.channel != StoreSettings(pg_schema="t" * 63).channel
+    assert StoreSettings(pg_schema="x", notify_channel="mine").channel == "mine"
