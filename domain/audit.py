@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from domain.events import DealStarted, Event, MalformedEvent, SeedRevealed, from_payload
-from domain.game import GameState, InconsistentEvent, Phase, apply
+from domain.events import DealStarted, Event, SeedRevealed
+from domain.fold import StoredEventError, fold_stored
+from domain.game import GameState, Phase
 from domain.shuffle import ALGORITHM, deal_hands
 
 
@@ -41,28 +42,22 @@ class AuditReport:
         return self.finding is None
 
 
+class _HandsDiffer(Exception):
+    """A dealt hand is not the seed's: stops the fold at the seed_revealed that showed it."""
+
+    def __init__(self, finding: AuditFinding, read: int) -> None:
+        self.finding = finding
+        self.read = read  # events read, that seed_revealed included
+
+
 def audit_events(game_id: str, events: Iterable[tuple[int, str, object]]) -> AuditReport:
     """Audit `(version, type, payload)` triples of one game stream, in stream order."""
-    state = GameState()
     dealt: list[tuple[int, DealStarted]] = []
-    count = 0
-    expected_version = 1
-    for version, type_, payload in events:
-        count += 1
-        if version != expected_version:
-            finding = AuditFinding(version, type_, f"expected version {expected_version}")
-            return AuditReport(game_id, count, False, False, 0, finding)
-        expected_version += 1
-        try:
-            event: Event = from_payload(type_, payload)
-            state = apply(state, event)
-        except (MalformedEvent, InconsistentEvent) as exc:
-            return AuditReport(
-                game_id, count, False, False, 0, AuditFinding(version, type_, str(exc))
-            )
+
+    def seen(version: int, event: Event, state: GameState) -> None:
         if isinstance(event, DealStarted):
             dealt.append((version, event))
-        if isinstance(event, SeedRevealed) and state.shuffle == ALGORITHM:
+        elif isinstance(event, SeedRevealed) and state.shuffle == ALGORITHM:
             seed = bytes.fromhex(event.server_seed)
             for v, d in dealt:
                 hands = deal_hands(seed, state.shuffle_id, d.deal, d.attempt, state.client_seed)
@@ -71,9 +66,16 @@ def audit_events(game_id: str, events: Iterable[tuple[int, str, object]]) -> Aud
                         f"deal {d.deal} attempt {d.attempt}: the hands are not the ones "
                         "king-shuffle/1 gives for the revealed seed"
                     )
-                    return AuditReport(
-                        game_id, count, False, True, 0, AuditFinding(v, d.TYPE, reason)
-                    )
+                    raise _HandsDiffer(AuditFinding(v, d.TYPE, reason), version)
+
+    try:
+        state = fold_stored(events, seen=seen)
+    except StoredEventError as exc:
+        finding = AuditFinding(exc.version, exc.type, exc.reason)
+        return AuditReport(game_id, exc.ordinal, False, False, 0, finding)
+    except _HandsDiffer as exc:
+        return AuditReport(game_id, exc.read, False, True, 0, exc.finding)
+    count = state.version
     if state.game_id and state.game_id != game_id:
         finding = AuditFinding(1, "game_created", f"the stream holds game {state.game_id!r}")
         return AuditReport(game_id, count, False, False, 0, finding)

@@ -247,6 +247,18 @@ def _evolve(state: GameState, **changes: Any) -> GameState:
     return tuple.__new__(GameState, values)
 
 
+def with_play(
+    state: GameState,
+    deal: dealmod.DealState,
+    trick_cards: tuple[int, ...],
+    tricks: tuple[TrickTaken, ...],
+    version: int,
+) -> GameState:
+    """`state` with its deal's play moved on to these (what folding the deal's card_played
+    and trick_taken events one by one gives: domain.fold carries them, then builds this)."""
+    return _evolve(state, deal=deal, trick_cards=trick_cards, tricks=tricks, version=version)
+
+
 def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
     out = list(seq)
     out[i] = value
