@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterator
 
 from domain.cards import cards_of
 
 ALGORITHM = "king-shuffle/1"
 _TWO_64 = 1 << 64
+_FOUR_DRAWS = struct.Struct(">4Q")  # a 32-byte block as four big-endian 64-bit draws
 
 
 def commitment(server_seed: bytes) -> str:
@@ -35,9 +37,7 @@ def _draws(
     while True:
         block = keyed.copy()
         block.update(prefix + str(n).encode())
-        digest = block.digest()
-        for i in range(0, 32, 8):
-            yield int.from_bytes(digest[i : i + 8], "big")
+        yield from _FOUR_DRAWS.unpack(block.digest())
         n += 1
 
 

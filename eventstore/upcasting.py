@@ -49,6 +49,11 @@ class UpcasterRegistry:
     def __bool__(self) -> bool:
         return bool(self._steps)
 
+    def current_versions(self) -> dict[str, int]:
+        """Each event type with an upcaster, and its newest schema version (a copy): a reader
+        of many rows asks this once and upcasts only the rows older than it."""
+        return dict(self._current)
+
     def upcast(
         self, event_type: str, schema_version: int, payload: dict[str, Any]
     ) -> tuple[int, dict[str, Any]]:
