@@ -191,7 +191,15 @@ class LiveGames:
             return
         game = self._games.get(game_id)
         state = game.state if game is not None else None
-        if state is not None:
+        if game is not None and state is not None:
+            if records[-1].version == state.version and (
+                not game.tail or game.tail[-1].version < state.version
+            ):
+                # This process's own append, whose state the repository kept from its worker
+                # thread before the loop has recorded it: the echo fills the tail now, so the
+                # streams it wakes resume from the tail instead of reading the store.
+                self.record(game_id, records, state)
+                return
             fresh = [r for r in records if r.version > state.version]
             if fresh and fresh[0].version == state.version + 1:
                 try:

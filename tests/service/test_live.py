@@ -186,3 +186,34 @@ def test_news_of_a_version_already_known_wakes_nobody() -> None:
         return echo_woke, woke
 
     assert asyncio.run(scenario()) == (False, True)
+
+
+def test_the_echo_of_an_append_whose_state_is_kept_already_fills_the_tail(
+    tmp_path: Path,
+) -> None:
+    """The repository keeps an append's state from its worker thread before the loop records
+    the append; the feed's echo may come in between. It fills the tail then, so the streams it
+    wakes resume from the tail instead of reading the store (that read was two statements per
+    action), and the loop's own record afterwards adds nothing twice."""
+    store, records = _played(tmp_path, 20)
+    from domain.game import GameState, apply
+
+    cut = len(records) - 4
+    state = GameState()
+    for r in records[:cut]:
+        state = apply(state, to_domain_event(r))
+    final = GameRepository(store).load("g1")
+    live = LiveGames()
+    live.record("g1", records[:cut], state)
+    live.put("g1", final)  # the worker thread's state, ahead of the tail
+    assert live.since("g1", cut) is None, "a state ahead of its tail is not served"
+    live.absorb("g1", records[cut:])  # the echo of that append
+    held = live.since("g1", cut)
+    assert held is not None and held[1] == final
+    assert [m.version for m in held[0]] == [r.version for r in records[cut:]]
+    live.record("g1", records[cut:], final)  # the loop records its append: nothing doubles
+    again = live.since("g1", 0)
+    assert again is not None
+    assert [m.version for m in again[0]] == [r.version for r in records]
+    assert live.recorded_at("g1", final.version) == records[-1].recorded_at.timestamp()
+    store.close()
