@@ -170,14 +170,16 @@ class AnalysisService:
         }
 
     def _recall(self, game_id: str, keys: list[Key]) -> None:
-        """Keep in memory what another process (or this one, before a restart) computed."""
+        """Keep in memory what another process (or this one, before a restart) computed of
+        these keys' deals: only those not kept already are read."""
+        missing = {key_hash(key): key for key in keys if key not in self._kept}
         try:
-            stored = self.stored.of_game(game_id)
+            stored = self.stored.read(list(missing))
         except Exception as exc:  # computed again rather than not answered
             log.warning("analysis_store_unavailable", game_id=game_id, **error_fields(exc))
             return
-        for key in keys:
-            found = stored.get(key_hash(key))
+        for row_key, key in missing.items():
+            found = stored.get(row_key)
             if found is not None and key not in self._kept:
                 self._keep(key, found)
 

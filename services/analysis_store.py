@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,9 +33,12 @@ class AnalysisStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def of_game(self, game_id: str) -> dict[str, dict[str, Any]]:
-        """Every stored deal analysis of the game, by row key."""
-        query = select(TABLE.c.key, TABLE.c.body).where(TABLE.c.game_id == game_id)
+    def read(self, keys: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The stored analyses of these row keys (`key_hash`), by row key; a key not stored is
+        left out. Only these rows are read and decompressed (not the game's others)."""
+        if not keys:
+            return {}
+        query = select(TABLE.c.key, TABLE.c.body).where(TABLE.c.key.in_(sorted(set(keys))))
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
         return {row.key: orjson.loads(zlib.decompress(row.body)) for row in rows}

@@ -143,9 +143,9 @@ class PlayerService:
 
     # --- authentication ----------------------------------------------------------------
 
-    def cached(self, token: str) -> Principal | None:
-        """The principal of a token known to this process (no database read), else None."""
-        digest = hash_token(token)
+    def cached(self, digest: str) -> Principal | None:
+        """The principal of a token known to this process (no database read), else None; by
+        the token's hash (`hash_token`), which the caller computes once per request."""
         if hmac.compare_digest(digest, self._admin_hash):
             return Principal(None, True, digest[:16])
         with self._lock:
@@ -154,8 +154,9 @@ class PlayerService:
             return None
         return grant.principal(digest)
 
-    def authenticate(self, token: str) -> Principal | None:
-        digest = hash_token(token)
+    def authenticate(self, digest: str) -> Principal | None:
+        """The principal of the token with this hash (`hash_token`), read from the database
+        unless this process knows it; None for an unknown, revoked or expired token."""
         if hmac.compare_digest(digest, self._admin_hash):
             return Principal(None, True, digest[:16])
         with self._lock:

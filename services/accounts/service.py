@@ -234,18 +234,18 @@ class AccountService:
         """Revoke the token with this text (an API log-out)."""
         self.close_session(secret)
 
-    def touch_due(self, token: str) -> str | None:
-        """The token's hash if its last-used time is due to be written (at most once a
-        `TOUCH_EVERY` per token and process), else None. Memory only: call on the loop."""
-        digest = hash_token(token)
+    def touch_due(self, digest: str) -> bool:
+        """Whether the last-used time of the token with this hash (`hash_token`, as the
+        request's authentication computed it) is due to be written (at most once a
+        `TOUCH_EVERY` per token and process). Memory only: call on the loop."""
         now = datetime.now(UTC)
         last = self._touched.get(digest)
         if last is not None and now - last < TOUCH_EVERY:
-            return None
+            return False
         if len(self._touched) > 50_000:
             self._touched.clear()
         self._touched[digest] = now
-        return digest
+        return True
 
     def write_last_used(self, digest: str) -> None:
         with Session(self._engine) as session:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from litestar import Request
 from litestar.di import NamedDependency
@@ -15,10 +14,10 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from sqlalchemy.exc import SQLAlchemyError
 
 from services.container import Services
-from services.identity import Principal
+from services.identity import Principal, hash_token
 from services.observability import get_logger
 from services.play.errors import Forbidden
-from services.ratelimit import MAX_TOKEN_LENGTH, PRINCIPAL_SCOPE_KEY
+from services.ratelimit import MAX_TOKEN_LENGTH, PRINCIPAL_SCOPE_KEY, SeenToken
 
 SESSION_COOKIE = "king_session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -35,34 +34,28 @@ MaybePrincipalDep = NamedDependency[Principal | None]
 
 
 class RecentMisses:
-    """Tokens the database did not know, remembered briefly so a repeated bad token costs no
-    second read. Safe to cache: tokens are random, so one unknown now is not issued later, and
-    a revoked one stays revoked. Known tokens are cached by the PlayerService itself. Used on
-    the event loop only."""
+    """Tokens the database did not know, by their hashes (`hash_token`), remembered briefly so
+    a repeated bad token costs no second read. Safe to cache: tokens are random, so one unknown
+    now is not issued later, and a revoked one stays revoked. Known tokens are cached by the
+    PlayerService itself. Used on the event loop only."""
 
     def __init__(self, seconds: float = 30.0, size: int = 10_000) -> None:
         self.seconds = seconds
         self.size = size
         self._seen: OrderedDict[str, float] = OrderedDict()
 
-    @staticmethod
-    def _key(token: str) -> str:
-        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-    def __contains__(self, token: str) -> bool:
-        key = self._key(token)
-        until = self._seen.get(key)
+    def __contains__(self, digest: str) -> bool:
+        until = self._seen.get(digest)
         if until is None:
             return False
         if until < time.monotonic():
-            del self._seen[key]
+            del self._seen[digest]
             return False
         return True
 
-    def add(self, token: str) -> None:
-        key = self._key(token)
-        self._seen[key] = time.monotonic() + self.seconds
-        self._seen.move_to_end(key)
+    def add(self, digest: str) -> None:
+        self._seen[digest] = time.monotonic() + self.seconds
+        self._seen.move_to_end(digest)
         while len(self._seen) > self.size:
             self._seen.popitem(last=False)
 
@@ -103,19 +96,32 @@ def session_secret(request: Request[Any, Any, Any]) -> str | None:
     return value if value else None
 
 
-async def _lookup(
-    request: Request[Any, Any, Any], services: Services, token: str
-) -> Principal | None:
-    # The rate limiter may have looked this very token up in memory a moment ago.
-    seen: tuple[str, Principal | None] | None = request.scope.get(PRINCIPAL_SCOPE_KEY)  # type: ignore[assignment]
-    principal = seen[1] if seen is not None and seen[0] == token else services.players.cached(token)
+class Known(NamedTuple):
+    """A token the lookup recognised: its principal and its hash (`hash_token`), computed once
+    per request and handed on to whatever else needs it (the last-used time)."""
+
+    principal: Principal
+    digest: str
+
+
+async def _lookup(request: Request[Any, Any, Any], services: Services, token: str) -> Known | None:
+    """The token's principal and hash, else None (unknown, revoked or expired)."""
+    # The rate limiter may have looked this very token up in memory (and hashed it) a moment ago.
+    seen = request.scope.get(PRINCIPAL_SCOPE_KEY)
+    if isinstance(seen, SeenToken) and seen.token == token:
+        digest, principal = seen.digest, seen.principal
+    else:
+        digest = hash_token(token)
+        principal = services.players.cached(digest)
     if principal is None:
         misses = _misses(request)
-        if token not in misses:
-            principal = await asyncio.to_thread(services.players.authenticate, token)
-            if principal is None:
-                misses.add(token)
-    return principal
+        if digest in misses:
+            return None
+        principal = await asyncio.to_thread(services.players.authenticate, digest)
+        if principal is None:
+            misses.add(digest)
+            return None
+    return Known(principal, digest)
 
 
 def _check_scope(request: Request[Any, Any, Any], principal: Principal) -> None:
@@ -141,29 +147,25 @@ async def _authenticate(
         secret = session_secret(request)
         if secret is None:
             return None
-        principal = (
-            None if len(secret) > MAX_TOKEN_LENGTH else await _lookup(request, services, secret)
-        )
-        if principal is None or not principal.session:
+        known = None if len(secret) > MAX_TOKEN_LENGTH else await _lookup(request, services, secret)
+        if known is None or not known.principal.session:
             if strict:
                 raise NotAuthorizedException("unknown or expired session: log in again")
             return None
-        token = secret
     else:
         if len(token) > MAX_TOKEN_LENGTH:
             raise NotAuthorizedException("unknown or revoked token")
-        principal = await _lookup(request, services, token)
-        if principal is None or principal.session:  # a session's text is no bearer token
+        known = await _lookup(request, services, token)
+        if known is None or known.principal.session:  # a session's text is no bearer token
             raise NotAuthorizedException("unknown or revoked token")
+    principal = known.principal
     _check_scope(request, principal)
     accounts = services.accounts
-    if accounts is not None and not principal.is_admin:
-        digest = accounts.touch_due(token)
-        if digest is not None:
-            try:
-                await asyncio.to_thread(accounts.write_last_used, digest)
-            except SQLAlchemyError as exc:  # a last-used time is no reason to fail the request
-                log.warning("token_last_used_not_written", error=type(exc).__name__)
+    if accounts is not None and not principal.is_admin and accounts.touch_due(known.digest):
+        try:
+            await asyncio.to_thread(accounts.write_last_used, known.digest)
+        except SQLAlchemyError as exc:  # a last-used time is no reason to fail the request
+            log.warning("token_last_used_not_written", error=type(exc).__name__)
     return principal
 
 

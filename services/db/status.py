@@ -114,7 +114,12 @@ def _compare(engine: Engine, metadata: MetaData, own: Collection[str]) -> list[A
 
     with engine.connect() as conn:
         context = MigrationContext.configure(
-            conn, opts={"include_object": include_object, "target_metadata": metadata}
+            conn,
+            opts={
+                "include_object": include_object,
+                "target_metadata": metadata,
+                "compare_type": True,  # Alembic's default since 1.12; columns' types are compared
+            },
         )
         diffs: list[Any] = compare_metadata(context, metadata)
     return diffs

@@ -17,18 +17,28 @@ process (`KING_RATE_LIMIT_STORE`); the keys, headers and answers are the same in
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
+from services.identity import Principal, hash_token
 from services.problems import problem_body
 from services.ratelimit.buckets import Buckets
 
 EXEMPT_PREFIXES = ("/health", "/metrics", "/schema")
 MAX_TOKEN_LENGTH = 200  # longer bearer tokens are refused unread
-# The scope key under which the limiter leaves (token, principal or None) of its in-memory
-# lookup, so that the request's authentication (`deps`) need not repeat it for the same token.
+# The scope key under which the limiter leaves its in-memory lookup (a `SeenToken`), so that
+# the request's authentication (`deps`) need not repeat it, nor hash the token again.
 PRINCIPAL_SCOPE_KEY = "king.cached_principal"
+
+
+class SeenToken(NamedTuple):
+    """A bearer token as the limiter looked it up: its text, its hash and its principal if
+    this process knew it (None: unknown here, the database may still know it)."""
+
+    token: str
+    digest: str
+    principal: Principal | None
 
 
 def bearer_token(scope: dict[str, Any]) -> str | None:
@@ -50,8 +60,9 @@ def _known_token_key(scope: dict[str, Any], token: str) -> str | None:
     players = getattr(services, "players", None)
     if players is None:
         return None
-    principal = players.cached(token)
-    scope[PRINCIPAL_SCOPE_KEY] = (token, principal)
+    digest = hash_token(token)
+    principal = players.cached(digest)
+    scope[PRINCIPAL_SCOPE_KEY] = SeenToken(token, digest, principal)
     return None if principal is None else str(principal.token_key)
 
 

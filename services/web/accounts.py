@@ -8,6 +8,7 @@ database, so the cookie resolves to the same Principal as a bearer token does
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -109,19 +110,17 @@ class AccountPages(Controller):
 
     @post("/signup", name="web-signup-post", status_code=303)
     async def signup(self, request: Req, services: ServicesDep) -> Template | Redirect:
-        form = await _form(request)
-        name, password = form.get("name", ""), form.get("password", "")
-        try:
+        async def attempt(form: dict[str, str]) -> str:
+            password = form.get("password", "")
             if password != form.get("password2", password):
                 raise _Mismatch()
+            display = form.get("display_name") or None
             player = await attempt_sign_up(
-                services, request, name, password, form.get("display_name") or None
+                services, request, form.get("name", ""), password, display
             )
-        except _Mismatch:
-            return self._again(request, "account_signup.html", form, "passwords_differ", 422)
-        except AccountError as exc:
-            return self._refused(request, "account_signup.html", form, exc)
-        return await _open_session(request, services, player.id)
+            return player.id
+
+        return await _session_form(request, services, "account_signup.html", attempt)
 
     @get("/login", name="web-login")
     async def login_page(self, request: Req) -> Template | Redirect:
@@ -131,14 +130,11 @@ class AccountPages(Controller):
 
     @post("/login", name="web-login-post", status_code=303)
     async def login(self, request: Req, services: ServicesDep) -> Template | Redirect:
-        form = await _form(request)
-        try:
-            player_id = await attempt_log_in(
-                services, request, form.get("name", ""), form.get("password", "")
-            )
-        except AccountError as exc:
-            return self._refused(request, "account_login.html", form, exc)
-        return await _open_session(request, services, player_id)
+        async def attempt(form: dict[str, str]) -> str:
+            name, password = form.get("name", ""), form.get("password", "")
+            return await attempt_log_in(services, request, name, password)
+
+        return await _session_form(request, services, "account_login.html", attempt)
 
     @post("/logout", name="web-logout", status_code=303)
     async def logout(self, request: Req, services: ServicesDep) -> Redirect:
@@ -302,31 +298,45 @@ class AccountPages(Controller):
         context["error"] = error
         return _page(request, "account.html", context, status=status)
 
-    def _again(
-        self, request: Req, page: str, form: dict[str, str], word: str, status: int
-    ) -> Template:
-        form.pop("password", None)
-        form.pop("password2", None)
-        return _page(request, page, {"form": form, "error_word": word}, status=status)
-
-    def _refused(
-        self, request: Req, page: str, form: dict[str, str], exc: AccountError
-    ) -> Template:
-        form.pop("password", None)
-        form.pop("password2", None)
-        status = {
-            "login_failed": 401,
-            "name_taken": 409,
-            "login_rate_limited": 429,
-        }.get(exc.code, 422)
-        template = _page(request, page, {"form": form, "error": str(exc)}, status=status)
-        if isinstance(exc, LoginThrottled):
-            template.headers["Retry-After"] = str(exc.retry)
-        return template
-
 
 class _Mismatch(Exception):
     """The sign-up form's two passwords differ."""
+
+
+# The status of a sign-up or log-in page shown again after a refusal (else 422).
+REFUSAL_STATUS = {"login_failed": 401, "name_taken": 409, "login_rate_limited": 429}
+
+
+async def _session_form(
+    request: Req,
+    services: Services,
+    page: str,
+    attempt: Callable[[dict[str, str]], Awaitable[str]],
+) -> Template | Redirect:
+    """A posted sign-up or log-in form: `attempt` on its fields gives the account's id, and a
+    session is opened (303 to the account page). Refused (an AccountError, or the sign-up's
+    passwords differing), `page` is shown again with the error and the refusal's status
+    (Retry-After when throttled)."""
+    form = await _form(request)
+    try:
+        player_id = await attempt(form)
+    except _Mismatch:
+        return _again(request, page, form, {"error_word": "passwords_differ"}, 422)
+    except AccountError as exc:
+        status = REFUSAL_STATUS.get(exc.code, 422)
+        template = _again(request, page, form, {"error": str(exc)}, status)
+        if isinstance(exc, LoginThrottled):
+            template.headers["Retry-After"] = str(exc.retry)
+        return template
+    return await _open_session(request, services, player_id)
+
+
+def _again(
+    request: Req, page: str, form: dict[str, str], error: dict[str, str], status: int
+) -> Template:
+    """The form's page again after a refusal: its fields kept but the passwords."""
+    kept = {k: v for k, v in form.items() if k not in ("password", "password2")}
+    return _page(request, page, {"form": kept, **error}, status=status)
 
 
 __all__ = ["AccountPages"]

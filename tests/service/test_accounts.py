@@ -4,12 +4,15 @@ and look-alike names): each a clear refusal with nothing stored."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
+from services import identity
 from services.app import create_app
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import ADMIN_HEADERS, bearer, create_player, wait_for
@@ -406,3 +409,48 @@ def test_a_bots_versions_are_declared_by_its_owner(accounts_client: TestClient[A
     r = client.post(path, json={"label": "3", "bot_url": None}, headers=bearer(kai))
     assert r.status_code == 201 and r.json()["number"] == 3, r.text
     assert client.get("/api/v1/bots/kai", headers=bearer(lea)).json()["versions"] == []
+
+
+def count_hashes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts `hash_token` is called with from now on, wherever the service calls it."""
+    calls: list[str] = []
+    original = identity.hash_token
+
+    def counting(token: str) -> str:
+        calls.append(token)
+        return original(token)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("services") and getattr(module, "hash_token", None) is original:
+            monkeypatch.setattr(module, "hash_token", counting)
+    return calls
+
+
+@pytest.mark.parametrize("limited", [False, True], ids=["no-rate-limit", "rate-limit"])
+def test_an_authenticated_request_hashes_its_token_once(
+    make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch, limited: bool
+) -> None:
+    """Looking the token up and noting its last-used time share one hash (the last-used
+    bookkeeping hashed the token a second time), and with the rate limiter on, its in-memory
+    lookup's hash is reused too: a bearer token or a session cookie, read from the database
+    or known to the process, and an unknown token, each hashed once per request."""
+    limits = {"rate_limit_per_second": 1000, "rate_limit_burst": 1000} if limited else {}
+    with TestClient(create_app(make_settings(login_burst=1000, **limits))) as client:
+        token = sign_up(client, "hana")["token"]
+        services = client.app.state.king
+        secret = services.accounts.open_session("hana", timedelta(days=1))
+        services.players.forget_tokens(player_ids={"hana"})  # the first requests read the rows
+        calls = count_hashes(monkeypatch)
+        for _ in range(3):  # read from the database, then known, then known and not due
+            assert client.get("/api/v1/me", headers=bearer(token)).json()["id"] == "hana"
+            assert calls == [token], calls
+            calls.clear()
+            r = client.get("/api/v1/me", headers={"cookie": f"king_session={secret}"})
+            assert r.status_code == 200 and r.json()["id"] == "hana"
+            assert calls == [secret], calls
+            calls.clear()
+            assert client.get("/api/v1/me", headers=bearer("king_nope")).status_code == 401
+            assert calls == ["king_nope"], calls
+            calls.clear()
+        account = client.get("/api/v1/me/account", headers=bearer(token)).json()
+        assert all(t["last_used_at"] is not None for t in account["tokens"])

@@ -4,13 +4,19 @@ shape, computed once and kept; a deal in play refused with a problem that names 
 from __future__ import annotations
 
 import re
+import zlib
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
+import orjson
 import pytest
+import sqlalchemy as sa
 from litestar.testing import TestClient
 
 import services.analysis
+from services import analysis_store
+from services.analysis_store import TABLE
 from services.api_types import AnalysisPending, GameAnalysis
 from services.app import create_app
 from services.controllers.analysis import STATE_KEY
@@ -180,6 +186,15 @@ def test_the_worker_ends_with_the_service() -> None:
     wait_for(lambda: not Path(f"/proc/{worker}").exists(), "the orphaned worker to end", 10.0)
 
 
+def stored_rows(client: Any, game_id: str) -> dict[int, str]:
+    """The game's analyses in the database, read here (not through the store): deal -> key."""
+    engine = client.app.state.king.repo.store.engines.write
+    query = sa.select(TABLE.c.key, TABLE.c.body).where(TABLE.c.game_id == game_id)
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return {orjson.loads(zlib.decompress(row.body))["deal"]: row.key for row in rows}
+
+
 def test_a_deal_is_computed_once_for_every_process_of_the_database(
     backend_settings: SettingsFactory,
 ) -> None:
@@ -195,11 +210,7 @@ def test_a_deal_is_computed_once_for_every_process_of_the_database(
         assert r.status_code == 200, r.text
         assert first.app.state[STATE_KEY].computed == 1
 
-        def stored() -> Any:
-            kept = first.app.state[STATE_KEY].stored.of_game(game_id)
-            return kept or None
-
-        wait_for(stored, "the analysis to be stored")
+        wait_for(lambda: stored_rows(first, game_id) or None, "the analysis to be stored")
     with TestClient(create_app(settings_)) as second:
         again = second.get(path)
         assert again.status_code == 200, again.text
@@ -207,3 +218,46 @@ def test_a_deal_is_computed_once_for_every_process_of_the_database(
         assert second.app.state[STATE_KEY].computed == 0
         one = second.get(f"/api/v1/games/{game_id}/deals/1/analysis")  # not stored: computed
         assert one.status_code in (200, 202)
+
+
+def test_asking_for_one_deal_reads_only_its_row(
+    backend_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deal's analysis not in this process's memory is read from the database by its key
+    alone: one row read and decompressed, not every stored deal of the game (as it was)."""
+    settings_ = backend_settings()
+    with TestClient(create_app(settings_)) as first:
+        token = create_player(first, "owner")
+        game_id = create_game(first, token, HOUSE)
+        wait_over(first, game_id)
+        answers = {d: get(first, f"/api/v1/games/{game_id}/deals/{d}/analysis") for d in (1, 2, 3)}
+        assert all(r.status_code == 200 for r in answers.values())
+        wait_for(lambda: len(stored_rows(first, game_id)) == 3 or None, "the analyses stored")
+        rows = stored_rows(first, game_id)
+    decompressed: list[bytes] = []
+
+    def decompress(data: bytes) -> bytes:
+        decompressed.append(data)
+        return zlib.decompress(data)
+
+    monkeypatch.setattr(analysis_store, "zlib", SimpleNamespace(decompress=decompress))
+    with TestClient(create_app(settings_)) as second:
+        reads: list[str] = []
+
+        def seen(_conn: Any, _cursor: Any, statement: str, params: Any, *_: Any) -> None:
+            if "king_deal_analyses" in statement:
+                reads.append(f"{statement} {params}")
+
+        engine = second.app.state.king.repo.store.engines.write  # the AnalysisStore's
+        sa.event.listen(engine, "before_cursor_execute", seen)
+        try:
+            again = second.get(f"/api/v1/games/{game_id}/deals/2/analysis")
+            assert again.status_code == 200 and again.content == answers[2].content
+            assert len(decompressed) == 1
+            [read] = reads
+            assert rows[2] in read and rows[1] not in read and rows[3] not in read, read
+            assert second.get(f"/api/v1/games/{game_id}/deals/2/analysis").content == again.content
+            assert len(reads) == 1 and len(decompressed) == 1  # kept in memory now
+        finally:
+            sa.event.remove(engine, "before_cursor_execute", seen)
+        assert second.app.state[STATE_KEY].computed == 0

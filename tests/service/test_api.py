@@ -10,6 +10,7 @@ from litestar.testing import TestClient
 from domain.record import check_record
 from eventstore import StoreBusy
 from services.app import create_app
+from services.identity import hash_token
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
     ADMIN_HEADERS,
@@ -242,9 +243,9 @@ def test_an_unknown_token_is_looked_up_once(client: TestClient) -> None:  # type
     calls: list[str] = []
     authenticate = players.authenticate
 
-    def counting(token: str) -> Any:
-        calls.append(token)
-        return authenticate(token)
+    def counting(digest: str) -> Any:
+        calls.append(digest)
+        return authenticate(digest)
 
     players.authenticate = counting
     try:
@@ -255,7 +256,7 @@ def test_an_unknown_token_is_looked_up_once(client: TestClient) -> None:  # type
             assert client.get("/api/v1/me", headers=bearer(ada)).status_code == 200
     finally:
         del players.authenticate
-    assert calls == ["king_nope", ada]
+    assert calls == [hash_token("king_nope"), hash_token(ada)]
 
 
 def test_busy_games_and_databases_answer_503_with_retry_after(

@@ -117,6 +117,38 @@ def test_check_fails_on_tables_changed_by_hand(database: tuple[str, sa.Engine], 
     assert "event store: differs" not in out  # each set compares its own tables only
 
 
+def test_check_sees_a_changed_column_type(database: tuple[str, sa.Engine], king: Run) -> None:
+    """Types are compared (as the per-table model-vs-migration tests asked with compare_type)."""
+    url, engine = database
+    king("db", "upgrade", "--db", url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("ALTER TABLE king_lobby_tables DROP COLUMN last_event"))
+        conn.execute(sa.text("ALTER TABLE king_lobby_tables ADD COLUMN last_event VARCHAR(80)"))
+    status, out = king("db", "check", "--db", url)
+    assert status == 1
+    assert "service tables: differs from the models: modify_type" in out, out
+    assert "king_lobby_tables last_event" in out
+
+
+def test_check_compares_every_table_of_the_models() -> None:
+    """Every table of the models' metadata is in exactly one set, so the check's "no drift"
+    after an upgrade (test_current_and_check_before_and_after_the_upgrade, on SQLite and
+    PostgreSQL) compares each of them with its migrations: the one model-matches-migration
+    test for all the service's tables (king_lobby_tables, king_invitations, king_action_keys
+    and the rest), where there used to be copies of it per table."""
+    from sqlmodel import SQLModel
+
+    import services.app  # noqa: F401  (every model the service uses, registered)
+    from services.db.status import PARTS
+
+    names = [table.name for part in PARTS for table in part.tables]
+    assert len(names) == len(set(names))
+    assert set(names) == set(SQLModel.metadata.tables)
+    assert {"king_lobby_tables", "king_invitations", "king_action_keys"} <= {
+        table.name for table in PARTS[1].tables
+    }
+
+
 def test_check_sees_a_missing_store_table(database: tuple[str, sa.Engine], king: Run) -> None:
     url, engine = database
     king("db", "upgrade", "--db", url)

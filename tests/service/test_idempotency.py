@@ -19,19 +19,16 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar import Response
 from litestar.testing import TestClient
-from sqlalchemy import Engine, MetaData
+from sqlalchemy import Engine
 
 from eventstore.backends import create_engines
 from services.app import create_app
 from services.botkit.pull import PullBot
 from services.database import store_settings, upgrade_all
-from services.db.models import ActionKeyRow
 from services.idempotency import (
     REPLAYED_HEADER,
     ActionKeys,
@@ -375,20 +372,6 @@ def key_engine(backend_settings: SettingsFactory) -> Iterator[Engine]:
     engines = create_engines(settings_.url, store_settings(settings_))
     yield engines.write
     engines.dispose()
-
-
-def test_the_model_matches_the_migration(key_engine: Engine) -> None:
-    metadata = MetaData()
-    ActionKeyRow.__table__.to_metadata(metadata)  # type: ignore[attr-defined]
-
-    def ours(name: str | None, type_: str, _parent: object) -> bool:
-        return type_ != "table" or name == "king_action_keys"
-
-    with key_engine.connect() as conn:
-        context = MigrationContext.configure(
-            conn, opts={"compare_type": True, "include_name": ours}
-        )
-        assert compare_metadata(context, metadata) == []
 
 
 def _answer(status: int, text: str) -> Response[bytes]:

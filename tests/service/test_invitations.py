@@ -13,18 +13,14 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.runtime.migration import MigrationContext
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
-from sqlalchemy import MetaData
 
 from services.api_types import PlayerNotice
 from services.app import create_app, services_of
 from services.container import Services
-from services.db.models import InvitationRow
 from services.identity import Principal
 from services.play.invitations import InvitationBook, InvitationClosed, TableCancelled
 from services.settings import load_settings
@@ -90,25 +86,6 @@ def people(backend_settings: SettingsFactory) -> Iterator[tuple[TestClient, dict
     with TestClient(create_app(backend_settings())) as client:
         tokens = {p: create_player(client, p) for p in ("ada", "bo", "cem", "dee")}
         yield client, tokens
-
-
-# --- the model matches the migration -------------------------------------------------------
-
-
-def test_the_model_matches_migration_king0005(backend_settings: SettingsFactory) -> None:
-    with TestClient(create_app(backend_settings())) as client:
-        metadata = MetaData()
-        InvitationRow.__table__.to_metadata(metadata)  # type: ignore[attr-defined]
-        ours = {"king_invitations"}
-        with services(client).store.engines.write.connect() as conn:
-            context = MigrationContext.configure(
-                conn,
-                opts={
-                    "compare_type": True,
-                    "include_name": lambda name, type_, _p: type_ != "table" or name in ours,
-                },
-            )
-            assert compare_metadata(context, metadata) == []
 
 
 # --- the flows ---------------------------------------------------------------------------

@@ -173,6 +173,55 @@ def test_bad_sign_ups_on_the_page(client: TestClient[Any]) -> None:
     )
 
 
+def test_each_refusal_of_the_forms_renders_the_page_again(tmp_path: Any) -> None:
+    """Sign-up and log-in refused: the same page again with the error and its status (409 for
+    a taken name, 401 for a failed log-in, 422 for the rest, 429 with Retry-After once the
+    attempts run out), the name and display name kept, no password in the page, no session."""
+    from services.app import create_app
+    from services.web.i18n import DEFAULT, words
+    from tests.web.conftest import web_settings
+
+    differ = words(DEFAULT)["passwords_differ"]
+    settings = web_settings(tmp_path, login_burst=5, login_per_minute=1)
+    with TestClient(create_app(settings)) as client:
+        assert sign_up(client, "ilk").status_code == 303  # attempt 1 of the address's 5
+        client.post("/logout", data={"_csrf_token": csrf(client, "/account")})
+        token = csrf(client)
+
+        def post(path: str, **form: str) -> Any:
+            r = client.post(path, data={**form, "_csrf_token": token}, follow_redirects=False)
+            assert 'role="alert" id="form-error"' in r.text, r.text
+            assert PASSWORD not in r.text and "king_session" not in r.headers.get("set-cookie", "")
+            return r
+
+        secret = PASSWORD + "x"
+        r = post("/signup", name="jale", display_name="Jale J", password=PASSWORD, password2=secret)
+        assert r.status_code == 422 and differ in r.text  # no attempt drawn
+        assert (
+            'value="jale"' in r.text and 'value="Jale J"' in r.text and 'id="signup-form"' in r.text
+        )
+        r = post("/signup", name="ILK", display_name="Ilk", password=PASSWORD, password2=PASSWORD)
+        assert r.status_code == 409 and 'value="ILK"' in r.text  # attempt 2
+        r = post("/signup", name="jale", password="short", password2="short")
+        assert r.status_code == 422 and "retry-after" not in r.headers  # attempt 3
+        r = post("/login", name="Ilk", password=secret)
+        assert r.status_code == 401 and "wrong name or password" in r.text  # attempt 4
+        assert 'value="Ilk"' in r.text and 'id="login-form"' in r.text and secret not in r.text
+        assert post("/login", name="ilk", password=secret).status_code == 401  # attempt 5
+        for path, form in (
+            ("/login", {"name": "ilk", "password": PASSWORD}),
+            ("/signup", {"name": "kaya", "password": PASSWORD, "password2": PASSWORD}),
+        ):
+            r = post(path, **form)
+            assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+            assert f'id="{path[1:]}-form"' in r.text
+        assert client.get("/api/v1/me").status_code == 401
+    with TestClient(create_app(settings)) as other:  # the refused sign-ups stored nothing
+        for name in ("jale", "kaya"):
+            r = other.post("/api/v1/login", json={"name": name, "password": PASSWORD})
+            assert r.status_code == 401
+
+
 def test_the_session_cookie_is_secure_over_tls(tmp_path: Any) -> None:
     from services.app import create_app
     from tests.web.conftest import web_settings
