@@ -124,6 +124,20 @@ class HeadCache:
             except (KeyError, RuntimeError, StopIteration):  # another thread got there first
                 break
 
+    def seen(self, events: Sequence[RecordedEvent]) -> None:
+        """Heads the global feed shows (committed, maybe by another process): kept where they
+        are newer than the cached ones, so this process's next append to a stream another
+        process wrote to last need not read its head first. A feed that lags never moves a
+        head back."""
+        newest: dict[str, Head] = {}
+        for e in events:
+            newest[e.stream_id] = (e.version, e.hash)
+        cache = self._heads
+        for sid, head in newest.items():
+            known = cache.get(sid)
+            if known is None or known[0] < head[0]:
+                self.remember({sid: head})
+
     def forget(self, sids: Sequence[str]) -> None:
         """An append's outcome is unknown (or a head moved): read those heads next time."""
         for sid in sids:

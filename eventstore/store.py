@@ -749,7 +749,14 @@ class EventStore:
             "off": 0,
         }
         rows = self._plain_rows(self._sql.all_from, params)
-        return decode_rows(rows, self.upcasters if upcast else None)
+        events = decode_rows(rows, self.upcasters if upcast else None)
+        self._head_cache.seen(events)
+        return events
+
+    def heads_seen(self, events: Sequence[RecordedEvent]) -> None:
+        """Committed events of the feed that came another way (a notification that carries
+        them): their heads spare this process's next append to those streams a read."""
+        self._head_cache.seen(events)
 
     def _plain_rows(self, sql: Any, params: dict[str, Any]) -> list[Any]:
         """A plain read's rows, tried once more when the first attempt fails for want of a

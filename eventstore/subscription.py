@@ -139,6 +139,7 @@ class CatchUpSubscription:
             expected = note.last + 1
         if out:
             self.next_position = expected
+            self._store.heads_seen(out)
         return out
 
     def _wait(self) -> list[str] | None:

@@ -53,6 +53,11 @@ class FakeFeed:
         self.reads += 1
         return self.feed[start - 1 : start - 1 + limit]
 
+    def heads_seen(self, events: list[RecordedEvent]) -> None:
+        """Carried events handed to the head cache: each must be the feed's own."""
+        for e in events:
+            assert self.feed[e.position - 1] == e
+
 
 class FakeListener:
     def __init__(self) -> None:

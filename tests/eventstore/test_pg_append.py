@@ -107,6 +107,37 @@ def test_a_stale_head_costs_two_statements_more_at_most(
     assert a.verify("game-1").ok
 
 
+def test_a_head_another_instance_moved_costs_no_read_once_the_feed_showed_it(
+    two: tuple[EventStore, EventStore],
+) -> None:
+    """A process following the feed learns the heads other processes wrote (by a read of the
+    feed, or a notification that carries the events), so its next append to such a stream is
+    the one statement; a feed behind what it wrote itself never moves a head back."""
+    a, b = two
+    a.append("game-1", [ev(1)], NO_STREAM)
+    b.append("game-1", [ev(2)], 1)
+    assert [e.version for e in a.read_all(1)] == [1, 2]  # the feed, as the watcher reads it
+    assert cost(a, lambda: a.append("game-1", [ev(3)], 2)) == 1
+    a.append("game-1", [ev(4)], 3)
+    a.read_all(1, limit=2)  # a lagging read: versions 1 and 2 only
+    assert cost(a, lambda: a.append("game-1", [ev(5)], 4)) == 1
+    import concurrent.futures
+    import time
+
+    sub = a.subscribe(1, poll_interval=5.0)
+    try:
+        assert len(sub.next_batch()) == 5  # LISTEN, then the first read
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(sub.next_batch)
+            time.sleep(0.05)
+            b.append("game-1", [ev(6)], 5)
+            assert [r.version for r in waiting.result(timeout=10)] == [6]  # carried
+        assert cost(a, lambda: a.append("game-1", [ev(7)], 6)) == 1
+    finally:
+        sub.close()
+    assert a.verify("game-1").ok
+
+
 # ----------------------------------------------------------------- stale heads
 
 
@@ -221,7 +252,7 @@ def test_stream_type_and_metadata_are_stored_on_creation_only(
         st.tuples(
             st.integers(0, 1),  # which instance
             st.integers(0, 2),  # which stream
-            st.sampled_from(["right", "behind", "ahead", "any", "none"]),
+            st.sampled_from(["right", "behind", "ahead", "any", "none", "read_feed"]),
             st.integers(1, 3),  # how many events
         ),
         min_size=1,
@@ -231,12 +262,16 @@ def test_stream_type_and_metadata_are_stored_on_creation_only(
 def test_two_instances_interleaved_agree_with_a_model(
     two: tuple[EventStore, EventStore], steps: list[tuple[int, int, str, int]]
 ) -> None:
-    """Whatever each instance's cache believes, every outcome is the one the real versions
-    decide, and every chain verifies."""
+    """Whatever each instance's cache believes (from its own appends, or heads it saw in the
+    feed, up to date or lagging), every outcome is the one the real versions decide, and every
+    chain verifies."""
     run = uuid.uuid4().hex[:8]
     versions = [0, 0, 0]
     for who, stream, how, count in steps:
         store, sid, real = two[who], f"g{run}-{stream}", versions[stream]
+        if how == "read_feed":  # some of the feed, from a position that may lag behind
+            store.read_all(max(store.head_position() - 4 * count, 1), limit=2 * count)
+            continue
         expected: object = {
             "right": real,
             "behind": real - 1,
