@@ -14,12 +14,13 @@ older than the newest 2,000 of the store are listed all the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, Select, select
+from sqlalchemy import Engine, Select, and_, case, func, select
 from sqlmodel import Session, col
 
 from services.db.models import (
@@ -281,3 +282,52 @@ def listing_of(services: Any, **filters: Any) -> Listing:
     and tournaments another process (or `king tournament run`) wrote are listed at once."""
     services.games.catch_up()
     return list_games(services.games.read_engine, **filters)
+
+
+def results_by_period(
+    engine: Engine, player: str, starts: Sequence[datetime]
+) -> list[tuple[int, int, int]]:
+    """(finished games, wins, game points) of `player` in each period of `starts` (ascending
+    times): period i holds the games that started at or after `starts[i]` and before
+    `starts[i + 1]`; a game without a start time counts for the first, one that started before
+    `starts[0]` for none. Every finished game of the player counts, however old (one aggregate
+    over `king_game_players`, no scan limit), each once, for the lowest seat it held there (as
+    `GameLine.seat_of`)."""
+    if not starts:
+        return []
+    p, g = GamePlayerRow, GameStreamRow
+    first = (
+        select(col(p.game_id), func.min(col(p.seat)).label("seat"))
+        .where(col(p.player) == player, col(p.points).is_not(None))
+        .group_by(col(p.game_id))
+        .subquery()
+    )
+    started = col(g.started_at)
+    whens = [(started >= when.astimezone(UTC), i) for i, when in reversed(list(enumerate(starts)))]
+    period = case((started.is_(None), 0), *whens, else_=-1).label("period")
+    games = (
+        select(period, col(p.points), col(p.won))
+        .select_from(first)
+        .join(
+            GamePlayerRow,
+            and_(
+                col(p.game_id) == first.c.game_id,
+                col(p.seat) == first.c.seat,
+                col(p.player) == player,
+            ),
+        )
+        .join(GameStreamRow, col(g.game_id) == first.c.game_id)
+        .subquery()
+    )
+    query = select(
+        games.c.period,
+        func.count(),
+        func.sum(case((games.c.won, 1), else_=0)),
+        func.sum(games.c.points),
+    ).group_by(games.c.period)
+    out = [(0, 0, 0)] * len(starts)
+    with Session(engine) as session:
+        for i, n, wins, points in session.execute(query):
+            if 0 <= i < len(starts):
+                out[i] = (int(n), int(wins or 0), int(points or 0))
+    return out

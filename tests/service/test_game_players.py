@@ -1,9 +1,9 @@
-"""Everyone who sat in each game stream (`king_game_players`): a player's games and a
-tournament's games are found in SQL, however many newer games the store holds (the listings
-read the newest `GAMES_SCANNED` of the matching games, not of all); games `king tournament run`
-writes straight into the store and substitutes count; migration king0011 has the first process
-fold the whole feed into the new table; and, as a property, the filtered listing equals
-filtering the whole listing in Python."""
+"""Everyone who sat in each game stream (`king_game_players`): a player's games, a tournament's
+games and a bot's results are found in SQL, however many newer games the store holds (the
+listings read the newest `GAMES_SCANNED` of the matching games, not of all); games
+`king tournament run` writes straight into the store and substitutes count; migration king0011
+has the first process fold the whole feed into the new table; and, as a property, the filtered
+listing equals filtering the whole listing in Python."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
+import services.web.accounts as bot_pages
 import services.web.lists as lists
 from domain.game import Abandon, Phase, Substitute
 from domain.rules import Rules
@@ -27,9 +28,11 @@ from eventstore import NO_STREAM, EventStore, NewEvent
 from eventstore import migrate as store_migrate
 from eventstore.backends import create_engines
 from services.app import create_app, services_of
+from services.controllers.accounts import accounts_of
 from services.database import store_settings, upgrade_all
 from services.db.migrate import upgrade_engines
 from services.projections import GAMES, GamesProjection, Projector, open_table, table_event
+from services.web.accounts import version_results
 from services.web.lists import GameLine, list_games, listing_of
 from tests.service.conftest import SettingsFactory
 from tests.service.test_game_seats import downgrade_app
@@ -37,6 +40,7 @@ from tournament import events as te
 from tournament.games import GameRepository
 
 SHORT = Rules(mode="short12")
+PASSWORD = "correct horse battery"
 
 
 def _seed(n: int) -> bytes:
@@ -129,6 +133,67 @@ def test_a_players_old_games_are_listed_beyond_the_newest_streams(
     monkeypatch.setattr(pages, "HOME_GAMES", 2)
     assert _rows(app.get("/?player=pia&page=2").text) == ["old-2"]
     assert "Showing 1–2 / 3" in app.get("/?player=pia&lang=en").text
+
+
+def test_a_bots_page_counts_every_finished_game_of_each_version(
+    app: TestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The versions' results count every finished game of the bot, however many newer games
+    the store holds (an aggregate in SQL); the page lists its newest `GAMES_SHOWN`."""
+    monkeypatch.setattr(lists, "GAMES_SCANNED", 2)
+    monkeypatch.setattr(bot_pages, "GAMES_SHOWN", 2)
+    services = services_of(app.app)
+    accounts = accounts_of(services)
+    accounts.sign_up("oya", PASSWORD)
+    accounts.create_bot("oya", "oya-bot", None, None, "0.1")
+    repo = services.repo
+    made: list[str] = []
+    for i in range(5):
+        if i == 3:
+            accounts.new_version("oya", "oya-bot", "0.2", None, True)
+        gid = f"bot-{i}"
+        seats = ["x", "y", "z", "w"]
+        seats[i % 4] = "oya-bot"
+        repo.create(gid, seats, SHORT, server_seed=_seed(40 + i))
+        if i != 4:  # the newest stays live
+            _finish(repo, gid)
+        made.append(gid)
+    for i in range(3):  # newer games of others
+        repo.create(f"other-{i}", ["x", "y", "z", "w"], SHORT, server_seed=_seed(50 + i))
+    services.games.catch_up()
+
+    def seat_result(gid: str) -> tuple[int, bool]:
+        result = repo.load(gid).result
+        assert result is not None
+        seat = int(gid[-1]) % 4
+        return result.totals[seat], seat in result.winners
+
+    first = [seat_result(g) for g in made[:3]]
+    second = [seat_result(made[3])]
+    page = app.get("/bots/oya-bot?lang=en").text
+    for number, results in [(2, second), (1, first)]:
+        row = page.split(f'data-version="{number}">', 1)[1].split("</tr>", 1)[0]
+        cells = re.findall(r'<td class="num">([^<]*)</td>', row)
+        mean = sum(p for p, _ in results) / len(results)
+        assert cells == [str(len(results)), str(sum(w for _, w in results)), f"{mean:.1f}"]
+    listed = page.split('id="bot-games"', 1)[1].split("</ul>", 1)[0]
+    assert re.findall(r'href="/games/([^"]+)"', listed) == ["bot-4", "bot-3"]  # live first
+
+    # The SQL count equals counting every listed game in Python (with no scan limit).
+    monkeypatch.setattr(lists, "GAMES_SCANNED", 10_000)
+    everything = list_games(services.games.read_engine, player="oya-bot", limit=10_000)
+    versions = accounts.versions("oya-bot")
+    expected = version_results(versions, everything.games, "oya-bot")
+    got = bot_pages.results_of_versions(
+        versions,
+        lists.results_by_period(
+            services.games.read_engine, "oya-bot", [v.created_at for v in versions]
+        ),
+    )
+    assert [(r.games, r.wins, r.points) for r in got] == [
+        (r.games, r.wins, r.points) for r in expected
+    ]
+    assert [r.games for r in got] == [1, 3]
 
 
 def test_the_upgrade_folds_the_whole_feed_into_the_players_table(
