@@ -8,13 +8,15 @@ transaction from 0 clears the projection's tables, so `rebuild` is `reset_projec
 catch-up. `king db rebuild-projections` does that for every projection.
 
 `GamesProjection` keeps the games index (`king_games`), the seats index (`king_game_seats`),
-every game stream's start, progress and result (`king_game_streams`, which the home page's
-list and leaderboard read), and every tournament's summary and games (`king_tournaments`,
-`king_tournament_games`), so no list folds a stream. A table is an event of its own:
-`table_opened` on the stream `table-<game id>`, written when the table is set, before its
-game stream exists. Rows the index got from a release before the projection (no table stream)
-are turned into `table_opened` events before the first fold (`open_legacy_tables`), so an
-upgrade keeps them.
+every game stream's start, progress, substitutes and result (`king_game_streams`, which the
+home page's list and leaderboard read), everyone who sat in each game stream
+(`king_game_players`: the four who started it and every substitute, a row per seat and
+occupant, which the player filter and the bot page read), and every tournament's summary and
+games (`king_tournaments`, `king_tournament_games`), so no list folds a stream. A table is an
+event of its own: `table_opened` on the stream `table-<game id>`, written when the table is
+set, before its game stream exists. Rows the index got from a release before the projection
+(no table stream) are turned into `table_opened` events before the first fold
+(`open_legacy_tables`), so an upgrade keeps them.
 
 A `Projector` catches a projection up: at process start, after this process's own writes
 (read-your-writes: a table just created is listed), and before an index read, so other
@@ -32,13 +34,14 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 import orjson
-from sqlalchemy import Connection, Table, delete, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from domain.events import GameCreated, GameEnded, from_payload
+from domain.events import GameCreated, GameEnded, SeatSubstituted, from_payload
 from domain.results import points_number
 from eventstore import NO_STREAM, EventStore, NewEvent, RecordedEvent, VersionConflict
 from services.db.models import (
+    GamePlayerRow,
     GameRow,
     GameSeatRow,
     GameStreamRow,
@@ -66,6 +69,7 @@ _LEGACY_IDS = uuid.UUID("6b696e67-2d74-6162-6c65-2d6f70656e65")  # uuid5 namespa
 GAMES_TABLE: Table = GameRow.__table__  # type: ignore[attr-defined]
 SEATS_TABLE: Table = GameSeatRow.__table__  # type: ignore[attr-defined]
 STREAMS_TABLE: Table = GameStreamRow.__table__  # type: ignore[attr-defined]
+PLAYERS_TABLE: Table = GamePlayerRow.__table__  # type: ignore[attr-defined]
 RATINGS_TABLE: Table = RatingRow.__table__  # type: ignore[attr-defined]
 TOURNAMENTS_TABLE: Table = TournamentRow.__table__  # type: ignore[attr-defined]
 TOURNAMENT_GAMES_TABLE: Table = TournamentGameRow.__table__  # type: ignore[attr-defined]
@@ -240,6 +244,20 @@ class Projector:
             return changed
 
 
+STREAM_TYPES = frozenset((GameCreated.TYPE, GameEnded.TYPE, SeatSubstituted.TYPE))
+
+
+def _json_list(text: str | None) -> list[Any]:
+    """A JSON list column's value ([] when null or not a list)."""
+    if not text:
+        return []
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def _table_payload(payload: dict[str, Any]) -> dict[str, Any]:
     """The columns of a `table_opened` event (ValueError/KeyError/TypeError when malformed)."""
     seats = payload["seats"]
@@ -323,8 +341,8 @@ def _tournament_summary(tid: str, st: tevents.TournamentState) -> dict[str, Any]
 
 
 class GamesProjection:
-    """The games index, the seats index, the game streams' starts and results, and the
-    tournaments' summaries, from the feed."""
+    """The games index, the seats index, the game streams' starts, substitutes and results,
+    who sat in each, and the tournaments' summaries, from the feed."""
 
     name = GAMES
 
@@ -332,7 +350,7 @@ class GamesProjection:
         self.tournaments = TournamentFolds(store)
 
     def clear(self, conn: Connection) -> None:
-        for table in (SEATS_TABLE, GAMES_TABLE, STREAMS_TABLE):
+        for table in (SEATS_TABLE, GAMES_TABLE, STREAMS_TABLE, PLAYERS_TABLE):
             conn.execute(delete(table))
         for table in (TOURNAMENTS_TABLE, TOURNAMENT_GAMES_TABLE):
             conn.execute(delete(table))
@@ -348,13 +366,16 @@ class GamesProjection:
                     self._tournament(conn, *step, r)
                 continue
             if sid.startswith(GAME_PREFIX):
-                if r.type not in (GameCreated.TYPE, GameEnded.TYPE):
+                if r.type not in STREAM_TYPES:
                     continue
                 game_id = sid[len(GAME_PREFIX) :]
                 try:
                     event = from_payload(r.type, r.payload)
                 except (ValueError, KeyError, TypeError):
                     log.warning("projection_skipped_event", position=r.position, type=r.type)
+                    continue
+                if isinstance(event, SeatSubstituted):  # the games index stays as it was
+                    self._substituted(conn, game_id, event, r)
                     continue
                 if isinstance(event, GameCreated):
                     self._started(conn, game_id, event, r)
@@ -403,6 +424,16 @@ class GamesProjection:
     ) -> None:
         phase = self._phase(conn, game_id)
         started = {"started_position": r.position, "started_at": r.recorded_at}
+        starters = [
+            {
+                "game_id": game_id,
+                "seat": seat,
+                "player": player,
+                "substitute": False,
+                "started_position": r.position,
+            }
+            for seat, player in enumerate(event.players)
+        ]
         if phase is None:
             conn.execute(
                 insert(STREAMS_TABLE),
@@ -413,11 +444,54 @@ class GamesProjection:
                     **started,
                 },
             )
+            conn.execute(insert(PLAYERS_TABLE), starters)
         else:  # applied again, or after an unreadable start's end: the start is known now
+            values = {**started, "players": orjson.dumps(list(event.players)).decode()}
             conn.execute(
-                update(STREAMS_TABLE).where(STREAMS_TABLE.c.game_id == game_id).values(started)
+                update(STREAMS_TABLE).where(STREAMS_TABLE.c.game_id == game_id).values(values)
             )
+            where = PLAYERS_TABLE.c.game_id == game_id
+            conn.execute(update(PLAYERS_TABLE).where(where).values(started_position=r.position))
+            query = select(PLAYERS_TABLE.c.seat, PLAYERS_TABLE.c.player).where(where)
+            known = {(row.seat, row.player) for row in conn.execute(query)}
+            missing = [row for row in starters if (row["seat"], row["player"]) not in known]
+            if missing:
+                conn.execute(insert(PLAYERS_TABLE), missing)
         self._status(conn, game_id, ("created",), "live", r)
+
+    @staticmethod
+    def _substituted(
+        conn: Connection, game_id: str, event: SeatSubstituted, r: RecordedEvent
+    ) -> None:
+        """A substitute takes a seat: a row of its own in `king_game_players` (the one who left
+        keeps theirs: the game is theirs too) and a pair in the stream's `substitutes`."""
+        s = STREAMS_TABLE.c
+        query = select(s.players, s.substitutes, s.started_position).where(s.game_id == game_id)
+        row = conn.execute(query).first()
+        if row is None or row.started_position is None:  # no readable start: nobody is seated
+            log.warning("projection_skipped_event", position=r.position, type=r.type)
+            return
+        starters = _json_list(row.players)
+        pairs = [p for p in _json_list(row.substitutes) if isinstance(p, list) and len(p) == 2]
+        seated = {(i, p) for i, p in enumerate(starters)} | {(p[0], p[1]) for p in pairs}
+        if (event.seat, event.player) in seated:
+            return  # applied already, or back in a seat they held: one row each
+        pairs.append([event.seat, event.player])
+        conn.execute(
+            update(STREAMS_TABLE)
+            .where(s.game_id == game_id)
+            .values(substitutes=orjson.dumps(pairs).decode())
+        )
+        conn.execute(
+            insert(PLAYERS_TABLE),
+            {
+                "game_id": game_id,
+                "seat": event.seat,
+                "player": event.player,
+                "substitute": True,
+                "started_position": row.started_position,
+            },
+        )
 
     def _ended(self, conn: Connection, game_id: str, event: GameEnded, r: RecordedEvent) -> None:
         values = {
@@ -433,6 +507,21 @@ class GamesProjection:
         else:
             conn.execute(
                 update(STREAMS_TABLE).where(STREAMS_TABLE.c.game_id == game_id).values(values)
+            )
+            p = PLAYERS_TABLE.c
+            conn.execute(
+                update(PLAYERS_TABLE)
+                .where(p.game_id == bindparam("b_game"), p.seat == bindparam("b_seat"))
+                .values(points=bindparam("b_points"), won=bindparam("b_won")),
+                [
+                    {
+                        "b_game": game_id,
+                        "b_seat": seat,
+                        "b_points": points,
+                        "b_won": seat in event.winners,
+                    }
+                    for seat, points in enumerate(event.totals)
+                ],
             )
         self._status(conn, game_id, ("created", "live"), "over", r)
 

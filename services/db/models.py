@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, LargeBinary
+from sqlalchemy import Column, DateTime, Index, LargeBinary, Text
 from sqlmodel import Field, SQLModel
 
 
@@ -117,6 +117,31 @@ class GameStreamRow(SQLModel, table=True):
     started_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+    # JSON list of [seat, player] pairs, who took over a seat (`seat_substituted`), in the order
+    # they came, each pair once; null: nobody. `players` stays who started.
+    substitutes: str | None = Field(default=None, sa_column=Column(Text(), nullable=True))
+
+
+class GamePlayerRow(SQLModel, table=True):
+    """Everyone who sat in each game stream (a projection, with `king_game_streams`): one row per
+    seat and occupant, the four who started it (`game_created`) and every substitute
+    (`seat_substituted`), so a player's games, the service's and `king tournament run`'s alike,
+    are one indexed query away however old they are. `started_position`: the game's start (its
+    stream row's), newest first; `points` and `won`: the seat's game points and whether the seat
+    won, once the game is over (null before)."""
+
+    __tablename__ = "king_game_players"
+    __table_args__ = (
+        Index("ix_king_game_players_player_started_position", "player", "started_position"),
+    )
+
+    game_id: str = Field(primary_key=True, max_length=200)
+    seat: int = Field(primary_key=True)
+    player: str = Field(primary_key=True, max_length=200)
+    substitute: bool
+    started_position: int
+    points: int | None = None
+    won: bool | None = None
 
 
 class TournamentRow(SQLModel, table=True):
@@ -244,6 +269,7 @@ APP_TABLES = (
     GameRow.__table__,  # type: ignore[attr-defined]
     GameSeatRow.__table__,  # type: ignore[attr-defined]
     GameStreamRow.__table__,  # type: ignore[attr-defined]
+    GamePlayerRow.__table__,  # type: ignore[attr-defined]
     TournamentRow.__table__,  # type: ignore[attr-defined]
     TournamentGameRow.__table__,  # type: ignore[attr-defined]
     RatingRow.__table__,  # type: ignore[attr-defined]

@@ -28,7 +28,7 @@ from services.controllers.deps import SESSION_COOKIE, ServicesDep
 from services.db.models import RatingRow
 from services.identity import PlayerNotFound, Principal
 from services.observability import get_logger
-from services.web.lists import GameLine, listing_of
+from services.web.lists import GameLine, listing_of, results_by_period
 from services.web.pages import _not_found, _page
 from services.web.session import load_user, user_of
 
@@ -249,15 +249,18 @@ class AccountPages(Controller):
                 return None
             with Session(services.games.read_engine) as session:
                 rating = session.get(RatingRow, player_id)
-            listing = listing_of(services, player=player_id, limit=GAMES_READ)
+            listing = listing_of(services, player=player_id, limit=GAMES_SHOWN, recent=0)
             siblings = [b for b in accounts.bots(owner) if b.id != player_id] if owner else []
             versions = accounts.versions(player_id)
+            results = results_by_period(
+                services.games.read_engine, player_id, [v.created_at for v in versions]
+            )
             return {
                 "bot": player,
                 "owner": owner,
                 "rating": rating,
-                "games": [_bot_game(g, player_id, versions) for g in listing.games[:GAMES_SHOWN]],
-                "versions": version_results(versions, listing.games, player_id),
+                "games": [_bot_game(g, player_id, versions) for g in listing.games],
+                "versions": results_of_versions(versions, results),
                 "siblings": siblings,
                 "mine": owner is not None and user is not None and user.player_id == owner,
                 "error": error,
@@ -342,17 +345,13 @@ def _again(
 __all__ = ["AccountPages"]
 
 
-GAMES_READ = 2000  # a bot's games its page reads (the versions' results count them all)
-GAMES_SHOWN = 50  # ... and lists, newest first
-
-
-def _seat_of(game: GameLine, player_id: str) -> int | None:
-    return game.seats.index(player_id) if player_id in game.seats else None
+GAMES_SHOWN = 50  # a bot's games its page lists (live first, then newest first); the
+# versions' results count every finished game of the bot (an aggregate in SQL)
 
 
 def _bot_game(game: GameLine, player_id: str, versions: list[BotVersion]) -> dict[str, Any]:
     """A game on the bot's page: the bot's own points and whether it won, and its version."""
-    seat = _seat_of(game, player_id)
+    seat = game.seat_of(player_id)
     version = current_at(versions, game.created_at)
     return {
         "game": game,
@@ -377,11 +376,12 @@ class VersionResult:
 def version_results(
     versions: list[BotVersion], games: list[GameLine], player_id: str
 ) -> list[VersionResult]:
-    """Each version's finished games, wins and mean points, newest version first (each game
-    counts for the version current when it started)."""
+    """Each version's finished games, wins and mean points among `games`, newest version first
+    (each game counts for the version current when it started). The page counts them in SQL
+    (`results_by_period`, `results_of_versions`); this is the same over listed games."""
     table = {v.number: VersionResult(v) for v in versions}
     for game in games:
-        seat = _seat_of(game, player_id)
+        seat = game.seat_of(player_id)
         version = current_at(versions, game.created_at)
         if game.status != "over" or seat is None or version is None or not game.totals:
             continue
@@ -390,3 +390,12 @@ def version_results(
         row.wins += seat in game.winners
         row.points += game.totals[seat]
     return [table[v.number] for v in reversed(versions)]
+
+
+def results_of_versions(
+    versions: list[BotVersion], results: list[tuple[int, int, int]]
+) -> list[VersionResult]:
+    """`results_by_period` over the versions' start times, as `version_results`: newest version
+    first."""
+    rows = [VersionResult(v, *r) for v, r in zip(versions, results, strict=True)]
+    return rows[::-1]

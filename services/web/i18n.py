@@ -95,6 +95,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "player": ("Oyuncu", "Player"),
     "players": ("Oyuncular", "Players"),
     "seat": ("Koltuk", "Seat"),
+    "took_over": ("koltuğu devraldı", "took over the seat"),
     "status": ("Durum", "Status"),
     "status_created": ("bekliyor", "waiting"),
     "status_live": ("sürüyor", "live"),

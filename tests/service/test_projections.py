@@ -1,6 +1,7 @@
-"""The games index, the seats index and the games' results are a projection of the feed:
-rebuilt from zero they equal the live tables, any split of the feed into batches (applied
-twice or not) gives the same tables, and a corrupted stored game fails on its own pages only."""
+"""The games index, the seats index, the games' results and who sat in them are a projection
+of the feed: rebuilt from zero they equal the live tables, any split of the feed into batches
+(applied twice or not) gives the same tables, and a corrupted stored game fails on its own
+pages only."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
+from domain.game import Abandon, Substitute
 from domain.rules import Rules
 from eventstore import NO_STREAM, EventStore
 from services.app import create_app, services_of
@@ -40,6 +42,7 @@ TABLES = (
     "king_games",
     "king_game_seats",
     "king_game_streams",
+    "king_game_players",
     "king_tournaments",
     "king_tournament_games",
 )
@@ -102,6 +105,11 @@ def test_projections_rebuilt_from_zero_equal_the_live_ones(
         assert len(live["king_game_seats"]) == 16
         ended = [r for r in live["king_game_streams"] if r[1] == "over"]
         assert {r[0] for r in ended} == {"done-1", "done-2"}
+        # game, seat, player, substitute, started position, points, won: the started games
+        players = live["king_game_players"]
+        assert sorted({r[0] for r in players}) == ["done-1", "done-2", "live-1"]
+        assert ("live-1", 0, "ada", False) in {r[:4] for r in players}
+        assert all((r[5] is None) == (r[0] == "live-1") for r in players)
         # Emptied by hand, the tables are back after a rebuild, equal to what they were.
         with engine.begin() as conn:
             for table in TABLES:
@@ -159,6 +167,11 @@ def _feed_store() -> EventStore:
     # a game stream without a table (a local runner's game), and a table never started
     repo.create("runner-1", ["x", "y", "z", "w"], SHORT, server_seed=b"\x09" * 32)
     open_table(store, table_event("later", ["a", "b", "c", "d"], {}, 1000, "", "admin", now))
+    # seats taken over: in g1 (which then ends) by a house bot, then by "d" who holds seat 2
+    # already; in runner-1 by "a"
+    for gid, seat, who in [("g1", 3, "house:heuristic"), ("runner-1", 3, "a"), ("g1", 3, "d")]:
+        repo.execute(gid, Abandon(seat, "left"))
+        repo.execute(gid, Substitute(seat, who))
     _finish(repo, "g1")
     _tournament(store, "cup", cup[6:])  # g1 recorded
     return store
@@ -223,6 +236,18 @@ def test_the_reference_projection_holds_what_the_feed_says() -> None:
     started = {row[0]: row[7] for row in REFERENCE["king_game_streams"]}  # started_position
     order = sorted(started, key=lambda g: started[g])
     assert order == ["g0", "g1", "g2", "runner-1"]
+    subs = {row[0]: row[9] for row in REFERENCE["king_game_streams"]}  # substitutes
+    assert subs["g1"] == '[[3,"house:heuristic"],[3,"d"]]' and subs["runner-1"] == '[[3,"a"]]'
+    assert subs["g0"] is None
+    # game, seat, player, substitute, started position, points, won: one row per occupant
+    players = {(r[0], r[1], r[2]): r for r in REFERENCE["king_game_players"]}
+    assert len(players) == 4 * 4 + 3
+    assert players["runner-1", 3, "a"][3:5] == (True, started["runner-1"])
+    assert not players["runner-1", 3, "w"][3]  # the one who left keeps the game
+    g1 = [r for k, r in players.items() if k[0] == "g1"]
+    assert all(r[5] is not None and r[6] is not None for r in g1)  # over: points and won
+    assert {r[5] for r in g1 if r[1] == 3} == {players["g1", 3, "e"][5]}  # the seat's points
+    assert all(r[5] is None for k, r in players.items() if k[0] != "g1")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
