@@ -36,7 +36,6 @@ TOURNAMENTS_READ = 50  # tournaments listed (newest first)
 GAMES_SCANNED = 2000  # newest game streams considered by one listing (of the filtered ones)
 CHUNK = 500
 STATUSES = ("live", "over", "created")
-SEATS = 4  # a player has at most this many rows of one game in `king_game_players`
 
 
 @dataclass(slots=True)
@@ -138,15 +137,16 @@ def _newest(query: Select[Any]) -> Select[Any]:
     return query.order_by(*order).limit(GAMES_SCANNED)
 
 
-def _player_games(player: str) -> Select[Any]:
-    """The ids of `player`'s newest `GAMES_SCANNED` games (at least; a subquery): an indexed
-    range of `king_game_players`, newest first, of at most `SEATS` rows a game."""
+def _sat_in(player: str) -> Any:
+    """A condition on a game stream row: `player` sat in it (started in a seat or took one
+    over). A correlated EXISTS, not an IN over the player's newest rows: combined with another
+    filter (a tournament's games), a cut of the player's rows could leave out older games that
+    pass both, and the listing's limit applies to what passes every filter."""
     p = GamePlayerRow
     return (
         select(col(p.game_id))
-        .where(col(p.player) == player)
-        .order_by(col(p.started_position).desc())
-        .limit(GAMES_SCANNED * SEATS)
+        .where(col(p.game_id) == col(GameStreamRow.game_id), col(p.player) == player)
+        .exists()
     )
 
 
@@ -155,7 +155,7 @@ def _streams(session: Session, player: str | None, tournament: str | None) -> li
     start (unreadable starts last)."""
     query = select(GameStreamRow)
     if player is not None:
-        query = query.where(col(GameStreamRow.game_id).in_(_player_games(player)))
+        query = query.where(_sat_in(player))
     if tournament is not None:
         seated = select(col(TournamentGameRow.game_id)).where(
             col(TournamentGameRow.tournament_id) == tournament
