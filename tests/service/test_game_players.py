@@ -21,9 +21,8 @@ from litestar.testing import TestClient
 
 import services.web.accounts as bot_pages
 import services.web.lists as lists
-from domain.game import Abandon, Phase, Substitute
+from domain.game import Abandon, Substitute
 from domain.rules import Rules
-from domain.view import seat_view
 from eventstore import NO_STREAM, EventStore, NewEvent
 from eventstore import migrate as store_migrate
 from eventstore.backends import create_engines
@@ -36,6 +35,7 @@ from services.web.accounts import version_results
 from services.web.lists import GameLine, list_games, listing_of
 from tests.service.conftest import SettingsFactory
 from tests.service.test_game_seats import downgrade_app
+from tests.service.test_projections import _finish
 from tournament import events as te
 from tournament.games import GameRepository
 
@@ -45,14 +45,6 @@ PASSWORD = "correct horse battery"
 
 def _seed(n: int) -> bytes:
     return n.to_bytes(32, "big")
-
-
-def _finish(repo: GameRepository, game_id: str) -> None:
-    state = repo.load(game_id)
-    while state.phase is not Phase.OVER:
-        seat = state.to_move
-        assert seat is not None
-        state = repo.execute(game_id, seat_view(state, seat).legal[0].command(seat)).state
 
 
 def _substitute(repo: GameRepository, game_id: str, seat: int, player: str) -> None:
