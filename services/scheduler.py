@@ -705,14 +705,17 @@ class TournamentScheduler:
         log.info("scheduler_started", owner=self.owner)
 
     async def stop(self) -> None:
-        self.running = False
-        if self._aps is not None:
-            self._aps.shutdown(wait=False)
-            self._aps = None
+        self.running = False  # a firing from now on returns at once
+        # The firings under way finish first: APScheduler's shutdown cancels the job tasks it
+        # is running, and a tick cancelled in mid-read was logged as a job that raised (with a
+        # traceback) whenever a server was stopped during a tick.
         for task in (self._tick_task, self._sweep_task):
             if task is not None and not task.done():
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.shield(task), 30)
+        if self._aps is not None:
+            self._aps.shutdown(wait=False)
+            self._aps = None
         if self.leader:
             await asyncio.to_thread(self.lock.release)
             self.leader = False
