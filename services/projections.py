@@ -247,7 +247,7 @@ class Projector:
 STREAM_TYPES = frozenset((GameCreated.TYPE, GameEnded.TYPE, SeatSubstituted.TYPE))
 
 
-def _json_list(text: str | None) -> list[Any]:
+def json_list(text: str | None) -> list[Any]:
     """A JSON list column's value ([] when null or not a list)."""
     if not text:
         return []
@@ -471,8 +471,8 @@ class GamesProjection:
         if row is None or row.started_position is None:  # no readable start: nobody is seated
             log.warning("projection_skipped_event", position=r.position, type=r.type)
             return
-        starters = _json_list(row.players)
-        pairs = [p for p in _json_list(row.substitutes) if isinstance(p, list) and len(p) == 2]
+        starters = json_list(row.players)
+        pairs = [p for p in json_list(row.substitutes) if isinstance(p, list) and len(p) == 2]
         seated = {(i, p) for i, p in enumerate(starters)} | {(p[0], p[1]) for p in pairs}
         if (event.seat, event.player) in seated:
             return  # applied already, or back in a seat they held: one row each

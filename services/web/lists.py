@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from sqlalchemy import Engine, Select, and_, case, func, select
 from sqlmodel import Session, col
 
@@ -31,6 +30,7 @@ from services.db.models import (
     TournamentRow,
 )
 from services.identity import aware
+from services.projections import json_list
 
 TOURNAMENTS_READ = 50  # tournaments listed (newest first)
 GAMES_SCANNED = 2000  # newest game streams considered by one listing (of the filtered ones)
@@ -188,20 +188,10 @@ def _waiting(session: Session) -> list[GameRow]:
     return list(session.execute(query).scalars())
 
 
-def _json_list(text: str | None) -> list[Any] | None:
-    if not text:
-        return None
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, list) else None
-
-
 def _substitutes(text: str | None) -> list[tuple[int, str]]:
     return [
         (p[0], str(p[1]))
-        for p in _json_list(text) or []
+        for p in json_list(text)
         if isinstance(p, list) and len(p) == 2 and type(p[0]) is int
     ]
 
@@ -210,9 +200,9 @@ def _line(row: GameStreamRow) -> GameLine:
     return GameLine(
         row.game_id,
         row.phase,
-        [str(s) for s in _json_list(row.players) or []],
-        totals=_json_list(row.totals),
-        winners=_json_list(row.winners) or [],
+        [str(s) for s in json_list(row.players)],
+        totals=json_list(row.totals) or None,
+        winners=json_list(row.winners),
         created_at=aware(row.started_at),
         substitutes=_substitutes(row.substitutes),
     )
@@ -242,7 +232,7 @@ def list_games(
         streams = _streams(session, player, tournament)
         waiting = _waiting(session)
         started = {r.game_id for r in streams}
-        waiting_seats = [[str(s) for s in _json_list(row.seats) or []] for row in waiting]
+        waiting_seats = [[str(s) for s in json_list(row.seats)] for row in waiting]
         lines: list[GameLine] = [
             GameLine(row.id, "created", seats, created_at=aware(row.created_at))
             for row, seats in zip(waiting, waiting_seats, strict=True)
