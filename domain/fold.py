@@ -23,7 +23,7 @@ from typing import NamedTuple
 from domain import deal as dealmod
 from domain.cards import CARD_NAMES
 from domain.events import Event, MalformedEvent, TrickTaken, from_payload
-from domain.game import GameState, InconsistentEvent, Phase, apply, with_play
+from domain.game import GameState, InconsistentEvent, Phase, apply, next_trick, with_play
 
 _CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
 
@@ -81,19 +81,18 @@ def _trick(run: _Play, deal_no: int, payload: object) -> _Play | None:
     if type(payload) is not dict or len(cards) != 4:
         return None
     st = run.deal
-    n = len(run.tricks) + 1
-    leader = st.winners[n - 2] if n > 1 else st.declarer
-    winner = st.winners[n - 1]
+    taken = next_trick(st, deal_no, len(run.tricks), cards)
     deal, number = payload.get("deal"), payload.get("trick")
     led, won = payload.get("leader"), payload.get("winner")
     if type(deal) is not int or type(number) is not int or type(led) is not int:
         return None
-    if type(won) is not int or deal != deal_no or number != n or led != leader or won != winner:
+    if type(won) is not int or deal != deal_no or number != taken.trick:
+        return None
+    if led != taken.leader or won != taken.winner:
         return None
     shown = payload.get("cards")
     if type(shown) is not list or shown != [CARD_NAMES[c] for c in cards]:
         return None
-    taken = TrickTaken(deal_no, n, leader, cards, winner)
     return _new_play(_Play, (st, (), (*run.tricks, taken), run.version + 1))
 
 

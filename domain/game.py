@@ -728,13 +728,21 @@ def _refuse_card(state: GameState, event: CardPlayed) -> None:
     raise AssertionError("_refuse_card on a playable card")  # pragma: no cover
 
 
+def next_trick(
+    st: dealmod.DealState, deal_no: int, tricks_before: int, cards: tuple[int, ...]
+) -> TrickTaken:
+    """The trick_taken the rules give once four cards are down: its number, its leader (the
+    declarer first, then each trick's winner) and its winner, from the deal's state."""
+    n = tricks_before + 1
+    leader = st.winners[n - 2] if n > 1 else st.declarer
+    return TrickTaken(deal_no, n, leader, cards, st.winners[n - 1])
+
+
 def _apply_trick(state: GameState, event: TrickTaken, v: int) -> GameState:
     st = state.deal
     _expect(st is not None and len(state.trick_cards) == 4, "trick_taken before four cards")
     assert st is not None
-    n = len(state.tricks) + 1
-    leader = st.winners[n - 2] if n > 1 else st.declarer
-    expected = TrickTaken(state.deal_no, n, leader, state.trick_cards, st.winners[n - 1])
+    expected = next_trick(st, state.deal_no, len(state.tricks), state.trick_cards)
     if event != expected:  # (the message is built only then: it prints both)
         raise InconsistentEvent(f"trick differs: expected {expected}, stored {event}")
     return _evolve(state, tricks=(*state.tricks, event), trick_cards=(), version=v)
