@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, or_, select
 from sqlmodel import Session, col
 
 from domain.game import GameState
 from domain.rules import BadRuleOption, Rules
 from domain.view import seat_view
-from services.db.models import GameRow, GameSeatRow
+from services.db.models import GamePlayerRow, GameRow, GameSeatRow
 from services.identity import Player, PlayerService, Principal
 from services.observability import Metrics, get_logger
 from services.play.clock import GameClock, Turn
@@ -203,8 +203,11 @@ class GameService:
         if status is not None:
             query = query.where(GameRow.status == status)  # type: ignore[arg-type]
         if player is not None:
+            # The seats as the table was made (a table not started has no stream yet), and
+            # everyone who sat in its stream (a substitute too).
             tables = select(col(GameSeatRow.game_id)).where(col(GameSeatRow.player_id) == player)
-            query = query.where(GameRow.id.in_(tables))  # type: ignore[attr-defined]
+            sat = select(col(GamePlayerRow.game_id)).where(col(GamePlayerRow.player) == player)
+            query = query.where(or_(col(GameRow.id).in_(tables), col(GameRow.id).in_(sat)))
         with Session(self.read_engine) as session:
             rows = session.execute(query.limit(limit).offset(offset)).scalars().all()
             return [_info(r) for r in rows]

@@ -159,6 +159,12 @@ def test_a_silent_seat_times_out_three_times_and_is_replaced(
         ]
         sub = next(e["data"] for e in events if e["type"] == "seat_substituted")
         assert sub == {"seat": 0, "player": "house:heuristic"}
+        # the substitute sat in the game: the player filter finds it by its name too
+        listed = client.get("/api/v1/games", params={"player": "house:heuristic"}).json()
+        assert [g["id"] for g in listed] == [game_id]
+        assert [g["id"] for g in client.get("/api/v1/games", params={"player": "ada"}).json()] == [
+            game_id
+        ]
         ended = next(e["data"] for e in events if e["type"] == "game_ended")
         assert {"seat": 0, "player": "ada", "points": -30} in ended["results"]
         assert events[-1]["type"] == "seed_revealed"
