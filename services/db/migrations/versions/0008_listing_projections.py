@@ -1,8 +1,9 @@
 """The lists' read models: when each game stream started, and every tournament's summary and
 games (services.projections), so the home page reads rows instead of folding streams.
 
-The games projection's name changes with its shape (`king-games-2`), so every process folds the
-feed into the new columns from position 0 at its first start; nothing is copied here.
+The games projection's position (`king-games` in the `projections` table) is forgotten, so the
+first process to start folds the feed into the new columns from position 0; nothing is copied
+here.
 
 Revision ID: king0008
 Revises: king0007
