@@ -8,6 +8,7 @@ other's tables. The store's own set is `STORE_MIGRATIONS` (version table
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -39,9 +40,7 @@ class MigrationSet:
 
     def head_revision(self) -> str:
         """The newest revision shipped with this code."""
-        head = ScriptDirectory.from_config(self.config()).get_current_head()
-        assert head is not None
-        return head
+        return _head_revision(self.scripts)
 
     def current_revision(self, engine: Engine) -> str | None:
         """The revision the database is at (None before the first upgrade)."""
@@ -67,6 +66,10 @@ class MigrationSet:
         if engines.kind == "postgresql" and engines.settings.pg_schema:
             with engines.write.begin() as conn:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{engines.settings.pg_schema}"'))
+        if revision == "head" and self.is_current(engines):
+            # Nothing to run; Alembic would load every script and env.py only to find that out
+            # (a third of a SQLite service's start, which upgrades at every start).
+            return
         config = self.config()
         with engines.write.connect() as conn:
             config.attributes["connection"] = conn
@@ -102,6 +105,16 @@ class MigrationSet:
                 # Two processes upgrading at once: the second waits, then finds the head applied.
                 connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": self.lock_key})
             context.run_migrations()
+
+
+@functools.cache
+def _head_revision(scripts: Path) -> str:
+    """A script folder's head: read once per process (the scripts ship with the code)."""
+    config = Config()
+    config.set_main_option("script_location", str(scripts))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 STORE_MIGRATIONS: Final = MigrationSet(

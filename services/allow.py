@@ -25,8 +25,8 @@ def fresh_options(app: Litestar) -> None:
             for h in route.route_handlers
             if h.handler_name == OPTIONS_HANDLER and not h.include_in_schema
         ]
-        if not made:
-            continue
+        if not made or len(route.route_handlers) - len(made) < 2:
+            continue  # (one handler: the OPTIONS handler made with it lists its methods)
         fresh = route.create_options_handler(route.path)
         fresh.owner = made[0].owner
         fresh.on_registration(app)
