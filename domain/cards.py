@@ -84,8 +84,8 @@ def mask_of(cards: Iterable[int]) -> int:
 # The cards of every 13-bit suit pattern, low to high: turns a mask into cards without a loop
 # over 52 bits (the hot path of legal-move listing).
 def _pattern_table(suit: int) -> tuple[tuple[int, ...], ...]:
-    """Entry p: the cards of `suit` whose ranks are the bits of p. Built by doubling (the
-    patterns with rank r are those without it, plus r), so importing this module stays cheap."""
+    """Entry p: the cards of `suit` whose ranks are the bits of p, built by doubling (the
+    patterns with rank r are those without it, plus r)."""
     table: list[tuple[int, ...]] = [()]
     for rank in range(13):
         card = (suit * 13 + rank,)
@@ -93,18 +93,26 @@ def _pattern_table(suit: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
-_CARDS_OF_PATTERN: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    _pattern_table(s) for s in range(4)
-)
+# The four suits' tables, made at the first `cards_of`: their 32,768 tuples took about 10 ms of
+# every `king` command's start, most of which never list a hand.
+_PATTERNS: list[tuple[tuple[int, ...], ...]] = []
+
+
+def _patterns() -> list[tuple[tuple[int, ...], ...]]:
+    made = [_pattern_table(s) for s in range(4)]
+    if not _PATTERNS:
+        _PATTERNS[:] = made  # (one assignment: a racing thread sees all four or none)
+    return _PATTERNS
 
 
 def cards_of(mask: int) -> tuple[int, ...]:
     """The cards of a mask in canonical order (by suit S H D C, then rank low to high)."""
+    spades, hearts, diamonds, clubs = _PATTERNS or _patterns()
     return (
-        _CARDS_OF_PATTERN[0][mask & FULL_SUIT]
-        + _CARDS_OF_PATTERN[1][mask >> 13 & FULL_SUIT]
-        + _CARDS_OF_PATTERN[2][mask >> 26 & FULL_SUIT]
-        + _CARDS_OF_PATTERN[3][mask >> 39 & FULL_SUIT]
+        spades[mask & FULL_SUIT]
+        + hearts[mask >> 13 & FULL_SUIT]
+        + diamonds[mask >> 26 & FULL_SUIT]
+        + clubs[mask >> 39 & FULL_SUIT]
     )
 
 
