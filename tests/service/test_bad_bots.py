@@ -36,6 +36,10 @@ def events(client: Any, game_id: str) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in r.text.splitlines() if line.strip()]
 
 
+# Nine games on 2 s deadlines, where a good bot's one late reply is a failure: beside another
+# suite, a stall of the machine (8 s once, in a run of the README's command) made it late.
+@pytest.mark.slow
+@pytest.mark.alone
 def test_every_kind_of_bad_bot_is_struck_out_and_the_games_finish(
     make_settings: SettingsFactory,
 ) -> None:
