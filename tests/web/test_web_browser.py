@@ -396,6 +396,48 @@ def _page_caught_up(page: Any, http: httpx.Client, token: str) -> dict[str, Any]
     raise AssertionError("the play page never caught up with the game")
 
 
+def test_play_page_never_goes_back_to_an_older_view(server: LiveServer, page: Any) -> None:
+    """The page's reads can answer out of order (the stream's wake-ups, the poll and an
+    action's reply are all in flight at once). An answer older than the view shown is
+    dropped: the page must not offer again a move already made. The older answer is
+    replayed here by routing the page's next seat reads to a view saved before a move."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        _game(http, token, ["ada", *HOUSE[:3]], "stale")
+        page.goto(f"{server.url}/play/stale?lang=en")
+        page.fill("#token", token)
+        page.click("#signin button[type=submit]")
+        page.wait_for_function("document.body.dataset.myTurn === '1'", timeout=30_000)
+        older = _seat_view(http, token, "stale")
+        assert older["view"]["to_move"] == 0
+        version = str(older["version"])
+        page.wait_for_function(f"document.body.dataset.version === '{version}'")
+        if page.evaluate("document.body.dataset.phase") == "declaring":
+            page.locator("#declare button[data-contract]").first.click()
+        else:
+            page.locator("#hand button.card.legal").first.click()
+        page.wait_for_function(f"Number(document.body.dataset.version) > {version}")
+        assert not page.inner_text("#error"), page.inner_text("#error")
+        served: list[int] = []
+
+        def stale(route: Any) -> None:
+            served.append(1)
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(older))
+
+        page.route("**/api/v1/games/stale/seats/0", stale)
+        for _ in range(60):  # the page polls its seat every 5 s
+            if served:
+                break
+            page.wait_for_timeout(250)
+        assert served, "the page never read its seat again"
+        page.wait_for_timeout(500)  # time to render what it was given
+        shown = int(page.evaluate("document.body.dataset.version"))
+        assert shown > older["version"], "the page went back to the view before its move"
+        page.unroute("**/api/v1/games/stale/seats/0")
+        assert not page.inner_text("#error"), page.inner_text("#error")
+    assert not page.js_errors, page.js_errors
+
+
 def test_play_page_shows_refusals_and_the_clock(server: LiveServer, page: Any) -> None:
     """A card sent out of turn and an illegal card on one's turn: the page shows the API's
     reason with its code and rule (and the strike the illegal card earned); on one's turn the

@@ -159,6 +159,10 @@
     return wrap;
   }
   function render(view, version) {
+    /* Several reads can be in flight (the stream's wake-ups, the poll, an action's own reply),
+       and their answers can come back out of order: an older view must not replace a newer
+       one, or the page would offer a move already made. */
+    if (state && version < state.version) { return; }
     view.version = version;
     state = view;
     var myTurn = view.to_move === seat;
