@@ -40,7 +40,7 @@ class MigrationSet:
 
     def head_revision(self) -> str:
         """The newest revision shipped with this code."""
-        return _head_revision(self.scripts)
+        return _head_revision(self)
 
     def current_revision(self, engine: Engine) -> str | None:
         """The revision the database is at (None before the first upgrade)."""
@@ -108,11 +108,10 @@ class MigrationSet:
 
 
 @functools.cache
-def _head_revision(scripts: Path) -> str:
-    """A script folder's head: read once per process (the scripts ship with the code)."""
-    config = Config()
-    config.set_main_option("script_location", str(scripts))
-    head = ScriptDirectory.from_config(config).get_current_head()
+def _head_revision(migrations: MigrationSet) -> str:
+    """A set's head: read once per process (the scripts ship with the code; the frozen set
+    is its own cache key)."""
+    head = ScriptDirectory.from_config(migrations.config()).get_current_head()
     assert head is not None
     return head
 
