@@ -53,6 +53,10 @@ def owner_name() -> str:
     return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+def _lease_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="ownership")
+
+
 def preferred_owner(game_id: str, members: Sequence[str]) -> str | None:
     """The member that should own `game_id` (rendezvous hashing): the same answer in every
     process that sees the same members, and only 1/n of the games move when one joins."""
@@ -107,7 +111,7 @@ class GameOwnership:
         self._claiming: set[str] = set()
         # Lease work never queues behind the games' own database work in the default
         # executor: a renewal held up for a lease's length would lose every game.
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ownership")
+        self._pool = _lease_pool()
         self._renewer: threading.Thread | None = None
         self._halt = threading.Event()
         self._loop_ref: asyncio.AbstractEventLoop | None = None
@@ -169,6 +173,10 @@ class GameOwnership:
             except Exception as exc:  # the leases then simply expire
                 log.warning("ownership_release_failed", owner=self.owner, **error_fields(exc))
         self.metrics.games_owned.set(0)
+        # Its threads would outlive the app (a test suite made hundreds); a later start gets
+        # a fresh pool, whose threads start only when used.
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = _lease_pool()
 
     def _renewals(self) -> None:
         """The renewal thread: one statement a tick, whatever the event loop is doing; the

@@ -61,7 +61,8 @@
   function refresh() {
     if (seat === null || seat < 0) { return; }
     api("/games/" + gid + "/seats/" + seat).then(function (r) {
-      if (!r.ok) { return; }
+      /* A late answer older than the view shown carries an old deadline too: drop both. */
+      if (!r.ok || (state && r.body.version < state.version)) { return; }
       deadline = r.body.deadline ? Date.parse(r.body.deadline) : null;
       render(r.body.view, r.body.version);
     });
