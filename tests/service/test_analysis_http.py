@@ -151,14 +151,19 @@ def test_a_long_analysis_answers_202_and_goes_on(
         token = create_player(client, "owner")
         game_id = create_game(client, token, HOUSE)
         wait_over(client, game_id)
+        # Twelve deals, unless a King (R-KING: 11 tricks of a trump deal) ended the game sooner:
+        # the heuristic seat against three random ones makes one now and then.
+        record = client.get(f"/api/v1/games/{game_id}/record").json()
+        played = sum(1 for d in record["deals"] if not d.get("redeal"))
+        assert 1 <= played <= 12
         r = client.get(f"/api/v1/games/{game_id}/analysis")
         assert r.status_code == 202 and r.headers["retry-after"] == "5"
         assert r.headers["cache-control"] == "no-store"
         pending = msgspec.convert(r.json(), AnalysisPending, strict=True)
-        assert (pending.game_id, pending.status, pending.total) == (game_id, "computing", 12)
+        assert (pending.game_id, pending.status, pending.total) == (game_id, "computing", played)
         done = get(client, f"/api/v1/games/{game_id}/analysis")
         assert done.status_code == 200
-        assert len(check_shape(done.json()).deals) == 12
+        assert len(check_shape(done.json()).deals) == played
 
 
 PARENT = """
