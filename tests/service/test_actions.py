@@ -110,20 +110,15 @@ def test_illegal_actions_strike_and_the_third_forfeits(make_settings: SettingsFa
             client.get(f"/api/v1/games/{game_id}/seats/0", headers=bearer(ada)).status_code == 403
         )
 
-        def bora_plays() -> bool:
-            state = client.get(f"/api/v1/games/{game_id}").json()
-            if state["game"]["status"] == "over":
-                return True
+        def boras_turn_or_end() -> dict[str, Any] | None:
             v = seat_view(client, game_id, 1, bora)
-            if v["view"]["to_move"] == 1:
-                client.post(
-                    url,
-                    json={**v["view"]["legal"][0], "version": v["version"]},
-                    headers=bearer(bora),
-                )
-            return False
+            return v if v["view"]["phase"] == "over" or v["view"]["to_move"] == 1 else None
 
-        wait_for(bora_plays, "the game to end")
+        while (v := wait_for(boras_turn_or_end, "bora's turn"))["view"]["phase"] != "over":
+            client.post(
+                url, json={**v["view"]["legal"][0], "version": v["version"]}, headers=bearer(bora)
+            )
+        assert wait_over(client, game_id)["game"]["status"] == "over"
         events = public_events(client, game_id)
         kinds = [e["type"] for e in events]
         assert kinds.count("strike_recorded") == 3

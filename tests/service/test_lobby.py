@@ -181,20 +181,18 @@ def test_quick_game_starts_and_the_house_bots_play(lobby: Any) -> None:
     assert client.get(f"/api/v1/games/{gid}").json()["game"]["status"] == "live"
 
     # ada plays her first legal action each turn; the three house bots play theirs
-    def play_once() -> bool:
-        view = client.get(f"/api/v1/games/{gid}/seats/0", headers=bearer(tokens["ada"])).json()
-        if view["view"]["phase"] == "over":
-            return True
-        if view["view"].get("to_move") == 0 and view["view"]["legal"]:
-            action = view["view"]["legal"][0]
-            client.post(
-                f"/api/v1/games/{gid}/actions",
-                json={**action, "version": view["version"]},
-                headers=bearer(tokens["ada"]),
-            )
-        return False
+    def turn_or_end() -> dict[str, Any] | None:
+        seat = client.get(f"/api/v1/games/{gid}/seats/0", headers=bearer(tokens["ada"])).json()
+        view = seat["view"]
+        over = view["phase"] == "over"
+        return seat if over or (view.get("to_move") == 0 and view["legal"]) else None
 
-    wait_for(play_once, "the quick game to end")
+    while (seat := wait_for(turn_or_end, "ada's turn or the end"))["view"]["phase"] != "over":
+        client.post(
+            f"/api/v1/games/{gid}/actions",
+            json={**seat["view"]["legal"][0], "version": seat["version"]},
+            headers=bearer(tokens["ada"]),
+        )
     over = wait_over(client, gid)
     assert over["game"]["status"] == "over"
 
