@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +118,30 @@ def pg_schemas(postgres_url: str) -> Iterator[Callable[[], tuple[str, str]]]:
 def pg_schema(pg_schemas: Callable[[], tuple[str, str]]) -> tuple[str, str]:
     """A PostgreSQL schema of its own, upgraded, dropped afterwards: (url, schema)."""
     return pg_schemas()
+
+
+@pytest.fixture(scope="session")
+def seed_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], None]:
+    """Put an empty database at both migration sets' heads into a data folder (as
+    `<folder>/king.db`, where the settings look by default) unless one is there. The template is
+    migrated once per test process: migrating each test's new file cost about 50 ms of Alembic,
+    a copy costs about one. Tests of migrating a new database do not use it."""
+    from services.database import upgrade_all
+    from services.settings import load_settings
+
+    template = tmp_path_factory.mktemp("migrated")
+    upgrade_all(load_settings(data_dir=str(template), log_level="warning"))
+
+    def seed(folder: Path) -> None:
+        target = folder / "king.db"
+        if target.exists():
+            return
+        # SQLite's backup API rather than a file copy: it also takes what a log still holds.
+        src, dst = sqlite3.connect(template / "king.db"), sqlite3.connect(target)
+        try:
+            src.backup(dst)
+        finally:
+            src.close()
+            dst.close()
+
+    return seed

@@ -45,10 +45,13 @@ def _base(tmp_path: Path, **overrides: object) -> dict[str, object]:
 
 
 @pytest.fixture
-def make_settings(tmp_path: Path) -> SettingsFactory:
-    """SQLite-file settings for one test (overrides as keywords)."""
+def make_settings(tmp_path: Path, seed_sqlite: Callable[[Path], None]) -> SettingsFactory:
+    """SQLite-file settings for one test (overrides as keywords), on a database already at the
+    migrations' heads unless the overrides name a database or folder of their own."""
 
     def make(**overrides: object) -> Settings:
+        if not {"database_url", "data_dir"} & overrides.keys():
+            seed_sqlite(tmp_path)
         return load_settings(**_base(tmp_path, **overrides))
 
     return make

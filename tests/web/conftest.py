@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,8 @@ def web_settings(tmp_path: Path, **overrides: Any) -> Settings:
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient[Any]]:
+def client(tmp_path: Path, seed_sqlite: Callable[[Path], None]) -> Iterator[TestClient[Any]]:
+    seed_sqlite(tmp_path)
     with TestClient(create_app(web_settings(tmp_path))) as c:
         yield c
 
@@ -111,7 +112,8 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
+def server(tmp_path: Path, seed_sqlite: Callable[[Path], None]) -> Iterator[LiveServer]:
+    seed_sqlite(tmp_path)
     live = LiveServer(create_app(web_settings(tmp_path))).start()
     try:
         yield live
