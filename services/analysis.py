@@ -37,6 +37,7 @@ from services.observability import error_fields, get_logger
 from services.play.errors import Conflict
 from tournament.analysis import (
     ANALYSIS_VERSION,
+    CONTRACT_SAMPLES,
     EndedDeal,
     analyse_deal,
     deal_not_ended,
@@ -75,10 +76,12 @@ class Pending:
 Key = tuple[object, ...]
 
 
-def analyse_in_worker(ended: EndedDeal, node_budget: int | None) -> dict[str, Any]:
+def analyse_in_worker(
+    ended: EndedDeal, node_budget: int | None, contract_samples: int = CONTRACT_SAMPLES
+) -> dict[str, Any]:
     """One deal's analysis (the worker process's task)."""
     solver = default_solver(node_budget=node_budget)
-    return analyse_deal(ended, solver, default_evaluator()).to_dict()
+    return analyse_deal(ended, solver, default_evaluator(contract_samples)).to_dict()
 
 
 def _start_worker(parent: int) -> None:
@@ -106,10 +109,16 @@ def _spawned_pool() -> Executor:
 class AnalysisService:
     """Per app: the cache of deal analyses and the worker that computes them."""
 
-    def __init__(self, repo: GameRepository, node_budget: int | None = None) -> None:
+    def __init__(
+        self,
+        repo: GameRepository,
+        node_budget: int | None = None,
+        contract_samples: int | None = None,
+    ) -> None:
         self.repo = repo
         self.stored = AnalysisStore(repo.store.engines.write)
         self.node_budget = NODE_BUDGET if node_budget is None else node_budget
+        self.contract_samples = CONTRACT_SAMPLES if contract_samples is None else contract_samples
         self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
         self._running: dict[Key, asyncio.Future[dict[str, Any]]] = {}
         self._saving: set[asyncio.Future[None]] = set()  # writes in flight (kept referenced)
@@ -144,7 +153,7 @@ class AnalysisService:
                 raise GameNotFound(why)
             raise DealNotEnded(why)
         solver = default_solver(node_budget=self.node_budget)
-        evaluate = default_evaluator()
+        evaluate = default_evaluator(self.contract_samples)
         keys = [self._key(game_id, e, solver.model, evaluate.model) for e in chosen]
         if any(k not in self._kept for k in keys):
             await asyncio.to_thread(self._recall, game_id, keys)
@@ -205,6 +214,7 @@ class AnalysisService:
             model,
             self.node_budget,
             contract_model,
+            self.contract_samples,
         )
 
     def _start(self, key: Key, ended: EndedDeal) -> asyncio.Future[dict[str, Any]] | None:
@@ -218,7 +228,9 @@ class AnalysisService:
         if self._pool is None:
             self._pool = _spawned_pool()
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, analyse_in_worker, ended, self.node_budget)
+        future = loop.run_in_executor(
+            self._pool, analyse_in_worker, ended, self.node_budget, self.contract_samples
+        )
         self._running[key] = future
 
         def finished(f: asyncio.Future[dict[str, Any]]) -> None:

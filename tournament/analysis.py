@@ -18,6 +18,7 @@ skipped, whatever the caller asks, so an analysis never tells anything about a l
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -482,31 +483,35 @@ CONTRACT_SAMPLES = 32
 a time budget, so the same declaration always gets the same values)."""
 
 
-def _expert() -> Any:
+def _expert(samples: int) -> Any:
     from tournament.strategies.expert import ExpertStrategy
 
     # A fresh expert per question, seeded alike, with a fixed sample count: the answer depends
     # on the view only, not on which deals were analysed before or on the clock.
-    return ExpertStrategy(0, rollouts=CONTRACT_SAMPLES)
+    return ExpertStrategy(0, rollouts=samples)
 
 
-def _expert_values(view: SeatView) -> Mapping[Action, float]:
-    values: Mapping[Action, float] = _expert().evaluate_contracts(view)
+def _expert_values(view: SeatView, samples: int = CONTRACT_SAMPLES) -> Mapping[Action, float]:
+    values: Mapping[Action, float] = _expert(samples).evaluate_contracts(view)
     return values
 
 
-def _expert_choice(view: SeatView) -> Action:
-    choice: Action = _expert().declare(view)
+def _expert_choice(view: SeatView, samples: int = CONTRACT_SAMPLES) -> Action:
+    choice: Action = _expert(samples).declare(view)
     return choice
 
 
-def default_evaluator() -> ActionValuesEvaluator:
+def default_evaluator(samples: int = CONTRACT_SAMPLES) -> ActionValuesEvaluator:
     """The expert strategy's contract evaluation and choice (tournament.strategies.expert, a
-    fixed sample count and seed); without that strategy, the heuristic's linear bidding model
-    (`bidding-linear`: the declarer's points minus the others' mean, docs/ANALYSIS.md; its
-    choice the contract of the highest value)."""
+    fixed seed and `samples` sampled deals); without that strategy, the heuristic's linear
+    bidding model (`bidding-linear`: the declarer's points minus the others' mean,
+    docs/ANALYSIS.md; its choice the contract of the highest value)."""
     try:
         importlib.import_module("tournament.strategies.expert")
     except ImportError:
         return ActionValuesEvaluator(_linear_values, "bidding-linear")
-    return ActionValuesEvaluator(_expert_values, "expert", _expert_choice)
+    return ActionValuesEvaluator(
+        functools.partial(_expert_values, samples=samples),
+        "expert",
+        functools.partial(_expert_choice, samples=samples),
+    )

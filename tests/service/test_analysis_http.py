@@ -30,6 +30,7 @@ CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
 @pytest.fixture(autouse=True)
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services.analysis, "NODE_BUDGET", 50)
+    monkeypatch.setattr(services.analysis, "CONTRACT_SAMPLES", 4)
 
 
 def get(client: Any, path: str, **kw: Any) -> Any:

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(autouse=True)
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services.analysis, "NODE_BUDGET", 50)
+    monkeypatch.setattr(services.analysis, "CONTRACT_SAMPLES", 4)
 
 
 def into_deal_two(http: httpx.Client) -> str:
