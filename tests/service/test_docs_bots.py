@@ -166,7 +166,7 @@ def _plays_two_games_and_exits(
         proc = start(create_player(client, "mybot"))
         games = [
             create_game(
-                client, owner, ["mybot", "house:heuristic", "house:random", "house:strong"]
+                client, owner, ["mybot", "house:heuristic", "house:random", "house:random"]
             ),
             create_game(client, owner, ["house:random", "mybot", "house:heuristic", "mybot"]),
         ]
