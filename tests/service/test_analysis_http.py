@@ -192,6 +192,38 @@ def test_the_worker_ends_with_the_service() -> None:
     wait_for(lambda: not Path(f"/proc/{worker}").exists(), "the orphaned worker to end", 10.0)
 
 
+STOPPING = """
+import os, time
+from services.analysis import _spawned_pool, stop_pool
+pool = _spawned_pool()
+print(pool.submit(os.getpid).result(), flush=True)
+pool.submit(time.sleep, 600)  # a long solve in progress
+pool.submit(time.sleep, 600)  # and one queued
+time.sleep(1)
+stop_pool(pool)  # the service stops; then its process exits as usual
+"""
+
+
+def test_a_stopping_service_ends_its_worker_and_exits_without_waiting_for_the_solve() -> None:
+    """A graceful stop abandons the deal being solved: the process does not wait for it at
+    its exit (it used to, half a minute and more at the default budget)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPING],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+        timeout=120,  # a hang guard: waiting for the solve would take 600 s
+    )
+    worker = int(done.stdout.split()[0])
+    assert not Path(f"/proc/{worker}").exists()
+
+
 def stored_rows(client: Any, game_id: str) -> dict[int, str]:
     """The game's analyses in the database, read here (not through the store): deal -> key."""
     engine = client.app.state.king.repo.store.engines.write
