@@ -92,8 +92,12 @@ def test_a_game_started_on_an_api_only_process_is_played_by_the_driver_of_anothe
 def test_a_pull_bot_on_one_process_plays_house_bots_driven_by_another(
     backend_settings: SettingsFactory,
 ) -> None:
-    api = LiveServer(create_app(backend_settings(run_driver=False, run_scheduler=False))).start()
-    driving = LiveServer(create_app(backend_settings())).start()
+    # Looking every 50 ms, not every 200: the hops are what is tested, not how long each waits.
+    fast = {"poll_seconds": 0.05}
+    api = LiveServer(
+        create_app(backend_settings(run_driver=False, run_scheduler=False, **fast))
+    ).start()
+    driving = LiveServer(create_app(backend_settings(**fast))).start()
     try:
         with httpx.Client(base_url=api.url, trust_env=False, timeout=30) as a:
             token = create_player(a, "puller")
