@@ -72,6 +72,22 @@ def advance(
     return new_state, out
 
 
+def play_to_end(
+    state: GameState, server_seed: bytes, policies: Sequence[Policy], reveal: bool = True
+) -> tuple[GameState, list[Event]]:
+    """Play `state` on to the end of the game, and reveal the seed when `reveal`: the new state
+    and the events that took it there."""
+    events: list[Event] = []
+    while state.phase is not Phase.OVER:
+        state, new = advance(state, server_seed, policies)
+        events += new
+    if reveal:
+        state, out = run(state, RevealSeed(server_seed.hex()))
+        assert not isinstance(out, Violation)
+        events += out
+    return state, events
+
+
 def play_game(
     game_id: str,
     players: Sequence[str],
@@ -82,12 +98,6 @@ def play_game(
     reveal: bool = True,
 ) -> tuple[GameState, list[Event]]:
     """A whole game from creation to the end (and the seed revealed), with every event."""
-    state, events = new_game(game_id, players, server_seed, rules, client_seed)
-    while state.phase is not Phase.OVER:
-        state, new = advance(state, server_seed, policies)
-        events += new
-    if reveal:
-        state, out = run(state, RevealSeed(server_seed.hex()))
-        assert not isinstance(out, Violation)
-        events += out
-    return state, events
+    state, created = new_game(game_id, players, server_seed, rules, client_seed)
+    state, played = play_to_end(state, server_seed, policies, reveal)
+    return state, created + played

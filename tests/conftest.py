@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
@@ -22,9 +23,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.markexpr != "not slow":
         return None  # xdist's own count
     return len(os.sched_getaffinity(0)) + 1
-
-
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def _postgres_reachable(url: str) -> str | None:

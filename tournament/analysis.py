@@ -491,12 +491,12 @@ def _expert(samples: int) -> Any:
     return ExpertStrategy(0, rollouts=samples)
 
 
-def _expert_values(view: SeatView, samples: int = CONTRACT_SAMPLES) -> Mapping[Action, float]:
+def _expert_values(view: SeatView, samples: int) -> Mapping[Action, float]:
     values: Mapping[Action, float] = _expert(samples).evaluate_contracts(view)
     return values
 
 
-def _expert_choice(view: SeatView, samples: int = CONTRACT_SAMPLES) -> Action:
+def _expert_choice(view: SeatView, samples: int) -> Action:
     choice: Action = _expert(samples).declare(view)
     return choice
 

@@ -209,23 +209,18 @@ def _finish(repo: GameRepository, game_id: str) -> None:
     """Play the game to its end (each seat's first legal action), as the repository would,
     its seed revealed: played in memory and stored in one append, since appending each card
     on its own made a few games take seconds on PostgreSQL."""
-    from domain.game import Phase, RevealSeed, run
-    from domain.playout import advance
+    from domain.game import Phase
+    from domain.playout import play_to_end
     from tournament.games import SEED_PREFIX, stream_id, to_new_event
 
     state = repo.load(game_id)
-    known = state.version
-    seed = bytes.fromhex(repo.store.unseal(SEED_PREFIX + game_id) or "")
+    sealed = repo.store.unseal(SEED_PREFIX + game_id)
+    assert sealed is not None, f"{game_id} has no sealed seed"
+    seed = bytes.fromhex(sealed)
     first_legal = [lambda view: view.legal[0]] * 4
-    events = []
-    while state.phase is not Phase.OVER:
-        state, more = advance(state, seed, first_legal)
-        events += more
-    if state.shuffle_id == state.game_id:  # a seed of its own: revealed at the end
-        state, revealed = run(state, RevealSeed(seed.hex()))
-        assert isinstance(revealed, list)
-        events += revealed
-    repo.store.append(stream_id(game_id), [to_new_event(e) for e in events], known)
+    # A seed of its own is revealed at the end; a shared shuffle's seed stays sealed.
+    _, events = play_to_end(state, seed, first_legal, reveal=state.shuffle_id == state.game_id)
+    repo.store.append(stream_id(game_id), [to_new_event(e) for e in events], state.version)
     assert repo.load(game_id).phase is Phase.OVER
 
 
