@@ -265,10 +265,28 @@ class GameOwnership:
         for game_id in list(self.held):
             if game_id in kept:
                 self.held[game_id] = kept[game_id]
-            elif self._claimed_at.get(game_id, 0.0) < began:  # not claimed since it began
+            elif self._claimed_at.get(game_id, 0.0) < began:
+                # Claimed (committed) before this renewal began, so the renewal saw the lease:
+                # missing now, it expired or was taken. A claim that committed while the
+                # renewal was under way is judged by the next one.
                 log.warning("lease_lost", owner=self.owner, game_id=game_id)
                 self._release_locally(game_id)
+        orphans = [g for g in kept if g not in self.held and g not in self._claiming]
+        if orphans and self._running:
+            # Leases renewed for games nothing here drives (dropped here while the database
+            # still gave them to this process): renewed, they would keep every other process
+            # off those games for good. Given back, the games are claimed as usual.
+            log.warning("leases_given_back", owner=self.owner, games=len(orphans))
+            asyncio.get_running_loop().create_task(self._give_back(orphans))
         return True
+
+    async def _give_back(self, game_ids: list[str]) -> None:
+        try:
+            for game_id in game_ids:
+                await self._io(self.store.release_lease, GAME_LEASE + game_id, self.owner)
+        except Exception as exc:  # the next renewal finds them again
+            log.warning("lease_give_back_failed", owner=self.owner, **error_fields(exc))
+        self._wake.set()  # a survey now: the games have no owner
 
     # --- claiming --------------------------------------------------------------------
 
@@ -342,18 +360,19 @@ class GameOwnership:
         if not wanted:
             return []
         self._claiming.update(wanted)
-        began = time.monotonic()
         try:
             leases = await self._io(self._acquire, wanted)
         finally:
             self._claiming.difference_update(wanted)
+        # When the claim had committed: a renewal that began later saw these leases.
+        committed = time.monotonic()
         won = []
         for lease in leases:
             game_id = lease.name[len(GAME_LEASE) :]
             if not self._running:
                 break
             self.held[game_id] = lease
-            self._claimed_at[game_id] = began
+            self._claimed_at[game_id] = committed
             self._unowned_since.pop(game_id, None)
             if lease.epoch > 1:
                 self.report.takeovers += 1

@@ -5,6 +5,7 @@ on its own store over the same database; the multi-process suite is test_failove
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -251,5 +252,68 @@ def test_a_database_outage_stops_driving_and_it_resumes_after(
             monkeypatch.setattr(one.store, "renew_leases", real)
             await wait_until(lambda: "outage-1" in one.driver.tasks, "driving to resume")
             assert one.ownership.report.error is None
+
+    asyncio.run(scenario())
+
+
+def test_a_claim_that_commits_while_a_renewal_is_under_way_is_not_taken_for_lost(
+    make_settings: SettingsFactory,
+) -> None:
+    """The renewal thread's statement can start before a claim commits and so not return its
+    lease: that is no loss. (It was taken for one: the game was dropped while its lease, still
+    this process's, was renewed for good, and nobody drove it again: a rolling-restart test
+    hung on such a game.)"""
+    settings_ = make_settings(lease_seconds=60.0, run_scheduler=False)  # renewals on demand
+
+    async def scenario() -> None:
+        async with process(settings_) as maker:  # not running: starts a game, claims nothing
+            maker.players.create("waiter", "waiter", "bot", None)
+            seats = ["waiter", "house:random", "house:random", "house:random"]
+            await started_game(maker, "race-1", seats)
+        async with process(settings_) as one:
+            own = one.ownership
+            acquire = own._acquire
+            renewal: dict[str, Any] = {}
+
+            def acquire_behind_a_renewal(game_ids: list[str]) -> Any:
+                renewal["began"] = time.monotonic()
+                renewal["result"] = own._renew_now()  # before the claim commits
+                return acquire(game_ids)
+
+            own._acquire = acquire_behind_a_renewal  # type: ignore[method-assign]
+            await own.start()  # its first survey claims the game
+            try:
+                assert "race-1" in own.held
+                assert not any(x.name == GAME_LEASE + "race-1" for x in renewal["result"])
+                own._renewed(renewal["began"], renewal["result"])  # that renewal's answer
+                assert "race-1" in own.held and "race-1" in one.driver.tasks
+                await own.tick()
+                assert "race-1" in own.held and "race-1" in one.driver.tasks
+            finally:
+                await own.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_lease_renewed_for_a_game_nothing_drives_is_given_back_and_the_game_driven(
+    make_settings: SettingsFactory,
+) -> None:
+    settings_ = make_settings(lease_seconds=60.0, run_scheduler=False)
+
+    async def scenario() -> None:
+        async with process(settings_, run=True) as one:
+            one.players.create("waiter", "waiter", "bot", None)
+            seats = ["waiter", "house:random", "house:random", "house:random"]
+            await started_game(one, "orphan-1", seats)
+            await wait_until(lambda: "orphan-1" in one.driver.tasks, "the game driven")
+            epoch = one.store.leases(GAME_LEASE)[0].epoch
+            # Dropped here while the database still gives the lease to this process.
+            one.ownership._release_locally("orphan-1")
+            assert "orphan-1" not in one.driver.tasks
+            await one.ownership.tick()
+            await wait_until(lambda: "orphan-1" in one.driver.tasks, "the game driven again")
+            lease = one.store.leases(GAME_LEASE)[0]
+            assert lease.owner == one.ownership.owner and lease.epoch == epoch + 1
+            assert one.ownership.report.unowned == 0
 
     asyncio.run(scenario())
