@@ -6,8 +6,6 @@ Sign-up and log-in take no token and are rate-limited per name and per address
 "wrong name or password".
 """
 
-from __future__ import annotations
-
 import asyncio
 from collections.abc import Sequence
 from typing import Any

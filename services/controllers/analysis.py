@@ -1,8 +1,6 @@
 """The analysis of ended deals: each card's cost against the open-hand solver, each declaration
 against the expert (docs/ANALYSIS.md). Public: an ended deal's hands are public already."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 from litestar import Controller, MediaType, Request, Response, get

@@ -1,7 +1,5 @@
 """Dependencies the controllers receive: the service container and who is calling."""
 
-from __future__ import annotations
-
 import asyncio
 import time
 from collections import OrderedDict

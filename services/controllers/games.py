@@ -1,7 +1,5 @@
 """Tables and games: create, start, look, act, record, audit."""
 
-from __future__ import annotations
-
 import asyncio
 from typing import Annotated, Any, Literal
 

@@ -1,7 +1,5 @@
 """Liveness, readiness and Prometheus metrics."""
 
-from __future__ import annotations
-
 import asyncio
 import time
 from typing import Any

@@ -1,7 +1,5 @@
 """Invitations to a table's seats: list, look, accept, decline, cancel."""
 
-from __future__ import annotations
-
 import asyncio
 from typing import Annotated, Literal
 

@@ -1,7 +1,5 @@
 """The lobby: open tables anyone with a token may join, the quick game, the live stream."""
 
-from __future__ import annotations
-
 import asyncio
 from typing import Annotated, Any
 

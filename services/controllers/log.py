@@ -5,8 +5,6 @@ in base64. A proof at a size beyond what the tree covers first extends the tree 
 committed events; beyond the log it is refused (422).
 """
 
-from __future__ import annotations
-
 import asyncio
 from typing import Annotated, Any
 

@@ -4,8 +4,6 @@ A push bot's URL is shown only to the player itself and the admin: it names a ho
 author may not want every other player to know (or to load).
 """
 
-from __future__ import annotations
-
 import asyncio
 from typing import Annotated
 

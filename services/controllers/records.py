@@ -1,8 +1,6 @@
 """Bulk king-record/1: `GET /api/v1/games/export` streams public records as NDJSON, and
 `POST /api/v1/records` (admin) stores records made elsewhere (services.record_import)."""
 
-from __future__ import annotations
-
 import asyncio
 import weakref
 from collections import OrderedDict

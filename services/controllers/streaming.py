@@ -2,8 +2,6 @@
 tournament's streams agree: the format (`?format=` or Accept), the resume point (`?after=` or
 `Last-Event-ID`), the media type and the headers that keep proxies from buffering."""
 
-from __future__ import annotations
-
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 

@@ -1,7 +1,5 @@
 """Event streams: a game's public feed, a seat's feed, and a player's game notices."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get

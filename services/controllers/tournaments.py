@@ -1,8 +1,6 @@
 """Tournaments over HTTP: create, register, look, pairings, standings, live events, organise;
 and the ratings leaderboard. The work is done by services.scheduler.TournamentDesk."""
 
-from __future__ import annotations
-
 import asyncio
 import secrets
 import time

@@ -5,8 +5,6 @@ page. Forms post as `application/x-www-form-urlencoded` with the CSRF token
 database, so the cookie resolves to the same Principal as a bearer token does
 (services.controllers.deps)."""
 
-from __future__ import annotations
-
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass

@@ -1,7 +1,5 @@
 """The page routes: home, game replay (+ its JSON for live updates), tournament, play."""
 
-from __future__ import annotations
-
 import asyncio
 import base64
 from collections import OrderedDict

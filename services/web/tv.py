@@ -8,8 +8,6 @@ totals), then the latest deal. The page keeps a table while it is live and switc
 ends, so the choice matters only then.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 from domain.game import GameState, Phase
