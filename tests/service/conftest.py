@@ -17,12 +17,11 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 import pytest  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
 from litestar.testing import TestClient  # noqa: E402
 
 from services.app import create_app  # noqa: E402
-from services.database import upgrade_all  # noqa: E402
 from services.settings import Settings, load_settings  # noqa: E402
+from tests.pg_schemas import drop_pg_schemas  # noqa: E402
 from tests.service.helpers import ADMIN, LiveServer  # noqa: E402
 
 SettingsFactory = Callable[..., Settings]
@@ -69,12 +68,9 @@ def backend_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     def make(**kw: object) -> Settings:
         return load_settings(**_base(tmp_path, database_url=url, pg_schema=schema, **kw))
 
-    upgrade_all(make())
+    request.getfixturevalue("pg_template").make(schema)  # at the heads, as upgrade_all leaves it
     yield make
-    engine = sa.create_engine(url)
-    with engine.begin() as conn:
-        conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-    engine.dispose()
+    drop_pg_schemas(url, [schema])
 
 
 @pytest.fixture
