@@ -14,7 +14,13 @@
     return T.refused + ": " + (b.detail || b.title || r.status);
   }
   function sits(t) { return !!me && t.seats.indexOf(me) >= 0; }
-  function go(t) { if (t.play_url) { location.href = t.play_url; } }
+  // The table's start reaches the page twice (the answer to "Play now" or the last join,
+  // and the lobby's stream): it leaves once, since a second assignment aborts the first
+  // navigation.
+  var leaving = false;
+  function go(t) {
+    if (t && t.play_url && !leaving) { leaving = true; location.href = t.play_url; }
+  }
 
   function act(path, body) {
     say("lobby-error", "");
@@ -109,7 +115,7 @@
   }
 
   document.getElementById("quick-game").onclick = function () {
-    act("/lobby/quick-game").then(function (out) { if (out) { location.href = out.play_url; } });
+    act("/lobby/quick-game").then(go);
   };
   document.getElementById("new-table").onsubmit = function (e) {
     e.preventDefault();
