@@ -63,6 +63,16 @@ async def started_game(services: Services, game_id: str, seats: list[str] = HOUS
     return await games.start(ADMIN, game_id)
 
 
+WAITER_SEATS = ["waiter", "house:random", "house:random", "house:random"]
+
+
+async def waiting_game(services: Services, game_id: str) -> Any:
+    """A started game whose first seat, a bot that never moves, has the turn for good."""
+    if services.players.find("waiter") is None:
+        services.players.create("waiter", "waiter", "bot", None)
+    return await started_game(services, game_id, WAITER_SEATS)
+
+
 def strikes(services: Services, game_id: str) -> list[dict[str, Any]]:
     return [dict(r.payload) for r in services.repo.events(game_id) if r.type == "strike_recorded"]
 
@@ -182,9 +192,7 @@ def test_a_graceful_stop_hands_a_game_over_before_its_lease_would_expire(
 
     async def scenario() -> None:
         async with process(settings_, run=True) as first:
-            first.players.create("waiter", "waiter", "bot", None)
-            seats = ["waiter", "house:random", "house:random", "house:random"]
-            await started_game(first, "hand-1", seats)
+            await waiting_game(first, "hand-1")
             await wait_until(lambda: "hand-1" in first.ownership.held, "the first to own it")
             held = first.store.leases(GAME_LEASE)[0]
             async with process(settings_, run=True) as second:
@@ -213,9 +221,8 @@ def test_games_spread_over_two_owners_and_each_is_driven_by_one(
             await wait_until(lambda: len(a.store.leases("driver:")) == 2, "both members")
             await a.ownership.tick()
             await b.ownership.tick()
-            seats = ["waiter", "house:random", "house:random", "house:random"]
             for i in range(12):
-                await started_game(a if i % 2 else b, f"spread-{i}", seats)
+                await started_game(a if i % 2 else b, f"spread-{i}", WAITER_SEATS)
             await wait_until(lambda: len(a.store.leases(GAME_LEASE)) == 12, "every game claimed")
             await a.ownership.tick()
             await b.ownership.tick()
@@ -236,9 +243,7 @@ def test_a_database_outage_stops_driving_and_it_resumes_after(
 
     async def scenario() -> None:
         async with process(settings_, run=True) as one:
-            one.players.create("waiter", "waiter", "bot", None)
-            seats = ["waiter", "house:random", "house:random", "house:random"]
-            await started_game(one, "outage-1", seats)
+            await waiting_game(one, "outage-1")
             await wait_until(lambda: "outage-1" in one.driver.tasks, "the game driven")
             real = one.store.renew_leases
 
@@ -267,9 +272,7 @@ def test_a_claim_that_commits_while_a_renewal_is_under_way_is_not_taken_for_lost
 
     async def scenario() -> None:
         async with process(settings_) as maker:  # not running: starts a game, claims nothing
-            maker.players.create("waiter", "waiter", "bot", None)
-            seats = ["waiter", "house:random", "house:random", "house:random"]
-            await started_game(maker, "race-1", seats)
+            await waiting_game(maker, "race-1")
         async with process(settings_) as one:
             own = one.ownership
             acquire = own._acquire
@@ -302,9 +305,7 @@ def test_a_lease_renewed_for_a_game_nothing_drives_is_given_back_and_the_game_dr
 
     async def scenario() -> None:
         async with process(settings_, run=True) as one:
-            one.players.create("waiter", "waiter", "bot", None)
-            seats = ["waiter", "house:random", "house:random", "house:random"]
-            await started_game(one, "orphan-1", seats)
+            await waiting_game(one, "orphan-1")
             await wait_until(lambda: "orphan-1" in one.driver.tasks, "the game driven")
             epoch = one.store.leases(GAME_LEASE)[0].epoch
             # Dropped here while the database still gives the lease to this process.
