@@ -34,6 +34,31 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return len(os.sched_getaffinity(0)) + 1
 
 
+# The modules of the slow suites' longest tests, longest first (a minute or two each in a run
+# of `pytest -m 'slow and not alone' --durations`). Collected first, and handed out one test
+# at a time (.ci/run's --maxschedchunk 1), they start at once on both workers and the short
+# ones fill in after them, rather than one worker running a two-minute test alone at the end
+# (the stage took 10:01, with its tests' durations summing to about 8:20 a worker). Moving
+# tests only changes when they run: every test is independent of the order.
+LONGEST_FIRST = (
+    "tests/service/test_openapi_contract.py",
+    "tests/web/test_web_lobby_browser.py",
+    "tests/tournament/test_pairing_round_robin.py",
+    "tests/tournament/test_pairing_swiss.py",
+    "tests/service/test_rolling_upgrade.py",
+    "tests/service/test_leak.py",
+    "tests/web/test_web_browser.py",
+    "tests/tournament/test_scheduler.py",
+    "tests/strategies/test_strategy_knowledge.py",
+    "tests/service/test_live_bots.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable
+
+
 def _postgres_reachable(url: str) -> str | None:
     """Return None when a connection works, else the reason it does not."""
     try:
@@ -126,6 +151,25 @@ def pg_schemas(
 def pg_schema(pg_schemas: Callable[[], tuple[str, str]]) -> tuple[str, str]:
     """A PostgreSQL schema of its own, upgraded, dropped afterwards: (url, schema)."""
     return pg_schemas()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cheap_password_hashes() -> Iterator[None]:
+    """argon2id at its lowest cost in the tests' own processes: about 1 ms a hash, where the
+    service's default cost (64 MiB, 3 passes, 4 lanes) takes 100-200 ms here, and the fast
+    suites sign up and log in hundreds of times. Only the cost changes: the hashes are still
+    argon2id, checked by the same code. The service processes the tests start keep the
+    default, and test_accounts.py checks that default in a process of its own."""
+    from argon2 import PasswordHasher
+
+    from services.accounts import passwords
+
+    default = passwords._hasher
+    passwords._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    passwords._dummy.cache_clear()
+    yield
+    passwords._hasher = default
+    passwords._dummy.cache_clear()
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,11 @@ and look-alike names): each a clear refusal with nothing stored."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -454,3 +456,21 @@ def test_an_authenticated_request_hashes_its_token_once(
             calls.clear()
         account = client.get("/api/v1/me/account", headers=bearer(token)).json()
         assert all(t["last_used_at"] is not None for t in account["tokens"])
+
+
+def test_the_service_hashes_passwords_with_argon2id_at_its_default_cost() -> None:
+    """The tests' own processes hash at the lowest cost (tests/conftest.py); the service, in a
+    process of its own as it runs, hashes with argon2-cffi's defaults."""
+    code = (
+        "from services.accounts.passwords import hash_password, verify_password\n"
+        "stored = hash_password('a tested password')\n"
+        "assert verify_password(stored, 'a tested password')\n"
+        "assert not verify_password(stored, 'another password')\n"
+        "print(stored)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("$argon2id$v=19$m=65536,t=3,p=4$"), done.stdout
