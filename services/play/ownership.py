@@ -138,6 +138,9 @@ class GameOwnership:
     async def start(self) -> None:
         self._running = True
         self._loop_ref = asyncio.get_running_loop()
+        # An Event belongs to the loop that first waits on it: an app started again on another
+        # loop (a second TestClient, Schemathesis's own) needs one of this loop's.
+        self._wake = asyncio.Event()
         self._halt.clear()
         if self.drive:
             await self.driver.start()

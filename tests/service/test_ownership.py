@@ -318,3 +318,28 @@ def test_a_lease_renewed_for_a_game_nothing_drives_is_given_back_and_the_game_dr
             assert one.ownership.report.unowned == 0
 
     asyncio.run(scenario())
+
+
+def test_ownership_started_again_on_another_event_loop_keeps_surveying(
+    make_settings: SettingsFactory,
+) -> None:
+    """An app can be started, stopped and started again on a new loop (a second TestClient
+    of one app, as Schemathesis makes): the survey loop must run in the second life too."""
+    settings_ = make_settings(lease_seconds=0.6, run_scheduler=False)
+    store = open_store(settings_)
+    services = build_services(settings_, store)
+
+    async def life() -> bool:
+        await services.ownership.start()
+        try:
+            await asyncio.sleep(0.3)  # a few surveys
+            return services.ownership.running
+        finally:
+            await services.ownership.stop()
+
+    try:
+        assert asyncio.run(life())
+        assert asyncio.run(life())  # another loop
+    finally:
+        asyncio.run(services.push.aclose())
+        store.close()
