@@ -54,6 +54,28 @@ LONGEST_FIRST = (
 )
 
 
+# Modules of slow tests only whose collection is itself costly: Schemathesis builds the cases
+# of test_fuzz_many.py while collecting (a few seconds in every process, of a worker's 8 s).
+SLOW_ONLY = ("tests/service/test_fuzz_many.py",)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave a SLOW_ONLY module uncollected when the run's `-m` selects no slow test (the
+    README's command, `not slow`; CI's `slow and alone`)."""
+    if not str(collection_path).endswith(SLOW_ONLY):
+        return None
+    markexpr = config.option.markexpr
+    if not markexpr:
+        return None
+    try:
+        from _pytest.mark.expression import Expression
+    except ImportError:  # pytest moved it: collect, as without this hook
+        return None
+    # These modules' tests carry `slow` and no other mark that -m could name.
+    selects = Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
+    return True if not selects else None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable

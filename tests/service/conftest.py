@@ -24,6 +24,9 @@ from services.settings import Settings, load_settings  # noqa: E402
 from tests.pg_schemas import drop_pg_schemas  # noqa: E402
 from tests.service.helpers import ADMIN, LiveServer  # noqa: E402
 
+# fuzz_target.py holds the Schemathesis suites' checks: their asserts explain themselves too.
+pytest.register_assert_rewrite("tests.service.fuzz_target")
+
 SettingsFactory = Callable[..., Settings]
 
 

@@ -2,100 +2,22 @@
 own check), errors come as problem+json and never with a traceback. The database holds a
 player and a live game first, and the requests go with the admin token and with the player's
 token, the player's aimed at that game, so the action, seat and stream endpoints see a real
-table. Small by default; `-m slow`
-runs many more examples."""
+table (fuzz_target.py). Small here; test_fuzz_many.py (`-m slow`) runs many more examples."""
 
 from __future__ import annotations
 
-import tempfile
-
-import pytest
 import schemathesis
-from hypothesis import HealthCheck
-from hypothesis import settings as hsettings
-from litestar.testing import TestClient
-from schemathesis.checks import not_a_server_error
 
-from services.app import create_app
-from services.settings import load_settings
-from tests.service.helpers import ADMIN, bearer, create_game, create_player
-
-_DIR = tempfile.mkdtemp(prefix="king-fuzz-")
-APP = create_app(
-    load_settings(
-        data_dir=_DIR,
-        admin_token=ADMIN,
-        rate_limit_per_second=0,
-        log_level="error",
-        run_driver=False,  # the game waits for the player's seat for as long as the run lasts
-        max_strikes=100,  # generated illegal actions are strikes: keep the player seated
-    )
-)
-PLAYER = "fuzzer"
-with TestClient(APP) as _client:
-    TOKENS = {"admin": ADMIN, "player": create_player(_client, PLAYER)}
-    SEATS = [PLAYER, "house:random", "house:random", "house:random"]
-    GAME = create_game(_client, TOKENS["player"], SEATS, rules={"first_declarer": "seat0"})
-SCHEMA = schemathesis.openapi.from_asgi("/schema/openapi.json", APP)
-# Only "no server error" here, in process and fast; every check of the whole contract runs
-# against a live service in tests/service/test_openapi_contract.py.
-CHECKS = [not_a_server_error]
-FAST = hsettings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize=True,
-)
-SLOW = hsettings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-
-
-def _check(case: schemathesis.Case, who: str) -> None:
-    if case.path.endswith("/events"):
-        if case.path == "/api/v1/me/events":
-            if who == "player":
-                return  # a player's notices stream has no end (nothing to resume): not fuzzed
-        else:
-            case.query = {**(case.query or {}), "follow": "false"}
-    if who == "player":  # aim at the player's own live game and own record
-        params = case.path_parameters or {}
-        if "game_id" in params:
-            params["game_id"] = GAME
-        if "player_id" in params:
-            params["player_id"] = PLAYER
-    response = case.call(headers=bearer(TOKENS[who]))
-    if case.path == "/health/ready" and response.status_code == 503:
-        return  # readiness answers 503 by design when a check fails
-    case.validate_response(response, checks=CHECKS)
-    if response.status_code >= 400:
-        assert response.headers.get("content-type", [""])[0].startswith("application/problem+json")
-    assert "Traceback" not in response.text
-    if case.path == "/api/v1/me/token" and response.status_code in (200, 201):
-        TOKENS[who] = response.json()["token"]  # the player rotated its token
+from tests.service.fuzz_target import FAST, SCHEMA, check
 
 
 @SCHEMA.parametrize()
 @FAST
 def test_generated_requests_never_get_a_server_error(case: schemathesis.Case) -> None:
-    _check(case, "admin")
+    check(case, "admin")
 
 
 @SCHEMA.parametrize()
 @FAST
 def test_a_players_generated_requests_never_get_a_server_error(case: schemathesis.Case) -> None:
-    _check(case, "player")
-
-
-@pytest.mark.slow
-@SCHEMA.parametrize()
-@SLOW
-def test_many_generated_requests_never_get_a_server_error(case: schemathesis.Case) -> None:
-    _check(case, "admin")
-
-
-@pytest.mark.slow
-@SCHEMA.parametrize()
-@SLOW
-def test_many_of_a_players_generated_requests_never_get_a_server_error(
-    case: schemathesis.Case,
-) -> None:
-    _check(case, "player")
+    check(case, "player")
