@@ -34,26 +34,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return len(os.sched_getaffinity(0)) + 1
 
 
-# The modules of the slow suites' longest tests, longest first (a minute or two each in a run
-# of `pytest -m 'slow and not alone' --durations`). Collected first, and handed out one test
-# at a time (.ci/run's --maxschedchunk 1), they start at once on both workers and the short
-# ones fill in after them, rather than one worker running a two-minute test alone at the end
-# (the stage took 10:01, with its tests' durations summing to about 8:20 a worker). Moving
-# tests only changes when they run: every test is independent of the order.
-LONGEST_FIRST = (
-    "tests/service/test_openapi_contract.py",
-    "tests/web/test_web_lobby_browser.py",
-    "tests/tournament/test_pairing_round_robin.py",
-    "tests/tournament/test_pairing_swiss.py",
-    "tests/service/test_rolling_upgrade.py",
-    "tests/service/test_leak.py",
-    "tests/web/test_web_browser.py",
-    "tests/tournament/test_scheduler.py",
-    "tests/strategies/test_strategy_knowledge.py",
-    "tests/service/test_live_bots.py",
-)
-
-
 # Modules of slow tests only whose collection is itself costly: Schemathesis builds the cases
 # of test_fuzz_many.py while collecting (a few seconds in every process, of a worker's 8 s).
 SLOW_ONLY = ("tests/service/test_fuzz_many.py",)
@@ -74,11 +54,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     # These modules' tests carry `slow` and no other mark that -m could name.
     selects = Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
     return True if not selects else None
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable
 
 
 def _postgres_reachable(url: str) -> str | None:

@@ -52,18 +52,22 @@ class PgTemplate:
         """Create `schema` at the heads."""
         import re
 
-        import psycopg
-        from sqlalchemy.engine import make_url
+        import sqlalchemy as sa
 
         if self._script is None:
             self._script = self._dump() or ""
         if not self._script:
             self._migrate(schema)
             return
-        u = make_url(self.url)
-        conninfo = {"host": u.host, "port": u.port, "user": u.username, "dbname": u.database}
-        with psycopg.connect(**{k: v for k, v in conninfo.items() if v is not None}) as conn:
-            conn.execute(re.sub(rf"\b{self.name}\b", schema, self._script))
+        engine = sa.create_engine(self.url)
+        try:
+            with engine.begin() as conn:
+                # The driver's own execute: a script with no parameters, sent as it is.
+                conn.connection.driver_connection.execute(  # type: ignore[union-attr]
+                    re.sub(rf"\b{self.name}\b", schema, self._script)
+                )
+        finally:
+            engine.dispose()
 
     def close(self) -> None:
         if self._made:
