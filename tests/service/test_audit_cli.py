@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from typing import Any
 
 import orjson
@@ -202,7 +203,11 @@ def forged_games(settings: Settings) -> dict[str, tuple[int, str, str]]:
     forged_at: dict[str, tuple[int, str, str]] = {}
     try:
         for game_id, (kind, nth, forge, reason) in zip(games, FORGERIES, strict=True):
-            target = [r for r in rows.all(game_id) if r.type == kind][nth]
+            every = rows.all(game_id)
+            of_kind = [r for r in every if r.type == kind]
+            # Said in full if it fails (once, in CI, a finished game lacked one: which, unknown).
+            assert len(of_kind) > nth, (game_id, kind, nth, Counter(r.type for r in every))
+            target = of_kind[nth]
             payload = orjson.loads(target.payload)
             forge(payload)
             rows.forge(game_id, target.version, payload)
