@@ -16,16 +16,24 @@ from domain.view import Action, SeatView
 from tournament.match import Timing
 from tournament.strategies import make_strategy, strategy_names
 from tournament.strategies.cardplay import rollout_card
-from tournament.strategies.expert import MISS, ExpertStrategy, play_likelihood
+from tournament.strategies.expert import (
+    EXACT_NODES,
+    MISS,
+    NODE_SECONDS,
+    ExpertStrategy,
+    play_likelihood,
+)
 from tournament.strategies.knowledge import knowledge_of
 from tournament.strategies.sampling import sample_hands
+from tournament.strategies.strong import _Clock
 
 
 def test_expert_is_registered_with_its_options() -> None:
     assert "expert" in strategy_names()
     bot = make_strategy("expert:rollouts=3,infer=0,exact_tricks=2", 1)
     assert isinstance(bot, ExpertStrategy)
-    assert (bot.samples, bot.infer, bot.exact_tricks) == (3, False, 2)
+    assert (bot.samples, bot.infer, bot.exact_tricks, bot.model) == (3, False, 2, "paranoid")
+    assert make_strategy("expert:maxn=1", 1).model == "maxn"  # type: ignore[attr-defined]
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -106,6 +114,38 @@ def test_evaluate_contracts_gives_each_declaration_deal_points_in_range() -> Non
             return
         holder[0] = state
     raise AssertionError("no declaration seen")
+
+
+def test_a_solve_under_a_time_budget_gets_only_the_positions_the_time_left_pays_for() -> None:
+    """What once carried a decision to 303 ms: a solve started late in the budget, as large
+    as one started early. The node budget now shrinks with the time left, to 0 at the end
+    (then each card is valued by a rollout, as strong values it)."""
+    bot = ExpertStrategy(1, budget_ms=200)
+    clock = _Clock()
+    assert min(EXACT_NODES, int(0.19 / NODE_SECONDS)) <= bot._affordable_nodes(clock) <= EXACT_NODES
+    clock.start -= 0.19  # 10 ms left
+    assert 0 < bot._affordable_nodes(clock) <= int(0.011 / NODE_SECONDS)
+    clock.start -= 0.02  # over the budget
+    assert bot._affordable_nodes(clock) == 0
+
+
+def test_expert_plays_the_last_tricks_legally_with_no_time_to_solve() -> None:
+    """A budget too small for one solved position still gives a legal card each time."""
+    holder: list[GameState] = [GameState()]
+    policy = _by_rollout_policy(holder)
+    seen = 0
+    for state, seat in steps(b"late-seed", Rules(mode="short12"), [policy] * 4):  # type: ignore[list-item]
+        holder[0] = state
+        deal = state.deal
+        if state.phase is not Phase.PLAYING or deal is None or deal.tricks < 10:
+            continue
+        view = seat_view(state, seat)
+        assert ExpertStrategy(2, budget_ms=0.001)(view) in view.legal
+        assert ExpertStrategy(2, rollouts=2, maxn=1)(view) in view.legal
+        seen += 1
+        if seen == 8:
+            return
+    raise AssertionError(f"only {seen} late decisions seen")
 
 
 def test_match_timing_percentiles_come_from_merged_histograms() -> None:

@@ -12,8 +12,9 @@ For a card decision it deals the unseen cards consistently with everything the s
   samples that explain their play get more say, none is ruled out (a wrong model must not
   exclude the real deal).
 * **Exact endgames.** With `exact_tricks` tricks or fewer left, each sample is solved with the
-  open-hand solver (domain/solver.py, paranoid model: the seat's points when the others play
-  against it), within EXACT_NODES positions; if that is not enough, the solver's deepest
+  open-hand solver (domain/solver.py; paranoid model, the seat's points when the others play
+  against it, or with `maxn=1` maxⁿ, each seat playing for its own points), within EXACT_NODES positions (under a time budget, no more than the time left
+  pays for at NODE_SECONDS a position); if that is not enough, the solver's deepest
   finished pass with rollouts at its horizon. Before that, each candidate card is played out
   with the rollout policy, as strong does (a 13-trick deal is far beyond an exact search in the
   time of a move).
@@ -61,6 +62,11 @@ from tournament.strategies.strong import (
 EXACT_TRICKS = 4
 # Positions the solver may visit per sample before it falls back to its deepest finished pass.
 EXACT_NODES = 4000
+# The slowest a position has cost in these solves (a pass whose horizon positions are each
+# estimated by a rollout: 6 to 100 µs a position, measured on the 2-core machine). Under a
+# time budget a sample may visit only as many positions as the time left pays for at this
+# rate, so no single solve carries a decision past its budget (it once took 303 ms).
+NODE_SECONDS = 100e-6
 # The likelihood factor of a play the rollout policy would not have made.
 MISS = 0.7
 # Samples for evaluate_contracts when no fixed count is given (each plays every contract).
@@ -113,7 +119,7 @@ def _ladder_of_own(ctx: GameContext, seat: int, contract_total: int, own: float)
     return expected_ladder(ctx, seat, tuple(own if i == seat else other for i in range(4)), -1)
 
 
-@register("expert", options=("budget_ms", "rollouts", "infer", "exact_tricks"))
+@register("expert", options=("budget_ms", "rollouts", "infer", "exact_tricks", "maxn"))
 class ExpertStrategy(StrongStrategy):
     """Inference-weighted sampling, exact solving of the last `exact_tricks` tricks."""
 
@@ -126,10 +132,20 @@ class ExpertStrategy(StrongStrategy):
         rollouts: float = 0,
         infer: float = 1,
         exact_tricks: float = EXACT_TRICKS,
+        maxn: float = 0,
     ) -> None:
         super().__init__(seed, budget_ms=budget_ms, rollouts=rollouts)
         self.infer = bool(infer)
         self.exact_tricks = int(exact_tricks)
+        # The endgame's model of the others: paranoid (they play against this seat) or maxn
+        # (each plays for its own points, as the other bots do; about 3x the positions).
+        self.model = "maxn" if maxn else "paranoid"
+
+    def _affordable_nodes(self, clock: _Clock) -> int:
+        """The solver positions the time left in this decision pays for (at most
+        EXACT_NODES; 0 leaves each card to a rollout, as strong values it)."""
+        left = self.budget - clock.spent()
+        return max(0, min(EXACT_NODES, int(left / NODE_SECONDS)))
 
     def evaluate_contracts(self, view: SeatView) -> dict[Action, float]:
         """For a declaring view: each legal declaration -> the declaring seat's expected deal
@@ -175,7 +191,10 @@ class ExpertStrategy(StrongStrategy):
             w = play_likelihood(k, view, hands) if self.infer else 1.0
             world = base._replace(hands=hands)
             if exact:
-                solved = card_values(world, node_budget=EXACT_NODES, estimate=_rollout_scores)
+                nodes = EXACT_NODES if self.samples else self._affordable_nodes(clock)
+                solved = card_values(
+                    world, model=self.model, node_budget=nodes, estimate=_rollout_scores
+                )
                 row = [
                     _ladder_of_own(ctx, seat, total, solved[c]) + TIE_BREAK * solved[c]
                     for c in cards

@@ -203,6 +203,9 @@ class _Clock:
         self.start = self.last = time.perf_counter()
         self.slowest = 0.0
 
+    def spent(self) -> float:
+        return time.perf_counter() - self.start
+
     def tick(self) -> tuple[float, float]:
         now = time.perf_counter()
         self.slowest = max(self.slowest, now - self.last)
