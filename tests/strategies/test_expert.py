@@ -21,6 +21,7 @@ from tournament.strategies.expert import (
     MISS,
     NODE_SECONDS,
     ExpertStrategy,
+    _still_in_the_race,
     play_likelihood,
 )
 from tournament.strategies.knowledge import knowledge_of
@@ -155,3 +156,38 @@ def test_match_timing_percentiles_come_from_merged_histograms() -> None:
     assert both.wall_hist == (98, 1, 1) and both.decisions == 100
     assert both.p99_ms == 2.0  # the 99th of 100 decisions lies in the 1 ms bucket: under 2 ms
     assert a.p99_ms == 3.0 and Timing().p99_ms == 0.0
+
+
+def test_racing_drops_only_cards_clearly_behind_the_leader() -> None:
+    lead = [1.0, 2.0, 3.0, 4.0] * 4
+    alive = [0, 1, 2, 3]
+    values = [
+        lead,
+        [v - 1.0 for v in lead],  # always one point behind: dropped
+        list(lead),  # the same every time: kept (a tie)
+        [v + (0.5 if i % 2 else -0.5) for i, v in enumerate(lead)],  # level on average: kept
+    ]
+    totals = [sum(v) for v in values]
+    assert _still_in_the_race(alive, values, totals) == [0, 2, 3]
+
+
+@given(
+    rows=st.integers(2, 5).flatmap(
+        lambda k: st.lists(
+            st.lists(st.floats(-20, 20, allow_nan=False), min_size=k, max_size=k),
+            min_size=8,
+            max_size=30,
+        )
+    ),
+    weights=st.lists(st.floats(0.1, 1.0), min_size=30, max_size=30),
+)
+def test_racing_keeps_the_leader_and_only_cards_it_had(
+    rows: list[list[float]], weights: list[float]
+) -> None:
+    k = len(rows[0])
+    values = [[row[i] for row in rows] for i in range(k)]
+    totals = [sum(w * v for w, v in zip(weights, vs, strict=False)) for vs in values]
+    alive = list(range(k))
+    kept = _still_in_the_race(alive, values, totals)
+    assert kept == sorted(set(kept)) and set(kept) <= set(alive)
+    assert max(alive, key=lambda i: totals[i]) in kept

@@ -13,11 +13,15 @@ For a card decision it deals the unseen cards consistently with everything the s
   exclude the real deal).
 * **Exact endgames.** With `exact_tricks` tricks or fewer left, each sample is solved with the
   open-hand solver (domain/solver.py; paranoid model, the seat's points when the others play
-  against it, or with `maxn=1` maxⁿ, each seat playing for its own points), within EXACT_NODES positions (under a time budget, no more than the time left
-  pays for at NODE_SECONDS a position); if that is not enough, the solver's deepest
-  finished pass with rollouts at its horizon. Before that, each candidate card is played out
-  with the rollout policy, as strong does (a 13-trick deal is far beyond an exact search in the
-  time of a move).
+  against it, or with `maxn=1` maxⁿ, each seat playing for its own points), within
+  EXACT_NODES positions (under a time budget, no more than the time left pays for at
+  NODE_SECONDS a position); if that is not enough, the solver's deepest finished pass with
+  rollouts at its horizon. Before that, each candidate card is played out with the rollout
+  policy, as strong does (a 13-trick deal is far beyond an exact search in the time of a move).
+* **Racing.** Strong plays every candidate card out on every sample. Here a card that falls
+  clearly behind the leader (DROP_Z standard errors of the paired difference) is dropped, and
+  the samples that follow are spent on the cards still in contention; the decision ends when
+  one is left (strong's early stop, for the top two) or the time is up.
 
 Cards are compared by their weighted mean in expected ladder points for the game
 (objective.py, as strong): a rollout's four scores go in as they are; a solved value is the
@@ -36,6 +40,8 @@ instead, for reproducible play.
 
 from __future__ import annotations
 
+import math
+
 from domain.cards import FULL_DECK, SUIT_MASKS
 from domain.contracts import CONTRACT_INFO
 from domain.deal import DealState, legal_mask, new_deal, play, scores
@@ -53,7 +59,6 @@ from tournament.strategies.strong import (
     MIN_SAMPLES,
     TIE_BREAK,
     StrongStrategy,
-    _clear_lead,
     _Clock,
 )
 
@@ -71,6 +76,11 @@ NODE_SECONDS = 100e-6
 MISS = 0.7
 # Samples for evaluate_contracts when no fixed count is given (each plays every contract).
 CONTRACT_SAMPLES = 32
+# Racing: every RACE_EVERY samples (from 2 * MIN_SAMPLES on), a card whose deficit to the
+# leader is beyond DROP_Z standard errors (paired over the samples both saw) is dropped, and
+# the rest of the time goes to the cards still in contention.
+RACE_EVERY = 2
+DROP_Z = 2.5
 
 
 def _rollout_scores(st: DealState) -> tuple[int, int, int, int]:
@@ -111,6 +121,27 @@ def _alike(st: DealState, seat: int, a: int, b: int) -> bool:
     between = ((1 << hi) - 1) & ~((2 << lo) - 1) & SUIT_MASKS[a // 13]
     pen = CONTRACT_INFO[st.contract].penalty_cards
     return not between & ~(st.played | st.hands[seat]) and bool(pen >> a & 1) == bool(pen >> b & 1)
+
+
+def _still_in_the_race(
+    alive: list[int], values: list[list[float]], totals: list[float]
+) -> list[int]:
+    """The cards of `alive` not clearly behind the leader (by weighted total). The test reads
+    the unweighted paired differences, as strong's stopping rule does: a heuristic."""
+    lead = max(alive, key=lambda i: totals[i])
+    a = values[lead]
+    n = len(a)
+    kept = [lead]
+    for j in alive:
+        if j == lead:
+            continue
+        diffs = [x - y for x, y in zip(a, values[j], strict=True)]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        behind = mean > DROP_Z * math.sqrt(var / n) if var > 0.0 else mean > 0.0
+        if not behind:
+            kept.append(j)
+    return sorted(kept)
 
 
 def _ladder_of_own(ctx: GameContext, seat: int, contract_total: int, own: float) -> float:
@@ -185,6 +216,7 @@ class ExpertStrategy(StrongStrategy):
         exact = 13 - base.tricks <= self.exact_tricks
         values: list[list[float]] = [[] for _ in cards]
         totals = [0.0] * len(cards)
+        alive = list(range(len(cards)))
         done = 0
         while True:
             hands = sample_hands(seat, view.hand, k.out, k.possible, k.counts, self.rng)
@@ -195,24 +227,24 @@ class ExpertStrategy(StrongStrategy):
                 solved = card_values(
                     world, model=self.model, node_budget=nodes, estimate=_rollout_scores
                 )
-                row = [
-                    _ladder_of_own(ctx, seat, total, solved[c]) + TIE_BREAK * solved[c]
-                    for c in cards
-                ]
+                for i in alive:
+                    c = cards[i]
+                    v = _ladder_of_own(ctx, seat, total, solved[c]) + TIE_BREAK * solved[c]
+                    values[i].append(v)
+                    totals[i] += w * v
             else:
-                row = []
-                for c in cards:
-                    end = rollout(play(world, c))
+                for i in alive:
+                    end = rollout(play(world, cards[i]))
                     pts = scores(end)
-                    row.append(expected_ladder(ctx, seat, pts, end.king) + TIE_BREAK * pts[seat])
-            for i, v in enumerate(row):
-                values[i].append(v)
-                totals[i] += w * v
+                    v = expected_ladder(ctx, seat, pts, end.king) + TIE_BREAK * pts[seat]
+                    values[i].append(v)
+                    totals[i] += w * v
             done += 1
             if self._out_of_time(clock, done):
                 break
-            # The stopping rule reads the unweighted samples: a heuristic, as in strong.
-            if self.early_stop and done >= 2 * MIN_SAMPLES and _clear_lead(values, totals):
-                break
-        best = max(range(len(cards)), key=lambda i: totals[i])
+            if self.early_stop and done >= 2 * MIN_SAMPLES and done % RACE_EVERY == 0:
+                alive = _still_in_the_race(alive, values, totals)
+                if len(alive) == 1:
+                    break
+        best = max(alive, key=lambda i: totals[i])
         return by_card[cards[best]]
