@@ -3,6 +3,8 @@ inference weights and its contract evaluation."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategy_helpers import PLAYERS, rules_st, seat_view, steps
@@ -68,18 +70,26 @@ def _by_rollout_policy(holder: list[GameState]) -> object:
     return policy
 
 
+def _late_plays(seed: bytes, tricks: int) -> Iterator[tuple[GameState, int]]:
+    """The card plays of a short12 game all four seats play by the rollout policy, from the
+    `tricks`-th trick of each deal on: (the state, the seat to play)."""
+    holder: list[GameState] = [GameState()]
+    policy = _by_rollout_policy(holder)
+    for state, seat in steps(seed, Rules(mode="short12"), [policy] * 4):  # type: ignore[list-item]
+        holder[0] = state
+        deal = state.deal
+        if state.phase is Phase.PLAYING and deal is not None and deal.tricks >= tricks:
+            yield state, seat
+
+
 def test_the_true_deal_explains_rollout_policy_play_fully_and_samples_at_most() -> None:
     """Where every seat played the rollout policy, the real hands get weight 1, any sample no
     more, and some sample less (the inference tells deals apart)."""
-    holder: list[GameState] = [GameState()]
-    policy = _by_rollout_policy(holder)
     seen = 0
     rng_bot = ExpertStrategy(3, rollouts=1)
-    for state, seat in steps(b"infer-seed", Rules(mode="short12"), [policy] * 4):  # type: ignore[list-item]
-        holder[0] = state
+    for state, seat in _late_plays(b"infer-seed", 5):
         deal = state.deal
-        if state.phase is not Phase.PLAYING or deal is None or deal.tricks < 5:
-            continue
+        assert deal is not None
         view = seat_view(state, seat)
         k = knowledge_of(view)
         assert play_likelihood(k, view, deal.hands) == 1.0
@@ -132,14 +142,8 @@ def test_a_solve_under_a_time_budget_gets_only_the_positions_the_time_left_pays_
 
 def test_expert_plays_the_last_tricks_legally_with_no_time_to_solve() -> None:
     """A budget too small for one solved position still gives a legal card each time."""
-    holder: list[GameState] = [GameState()]
-    policy = _by_rollout_policy(holder)
     seen = 0
-    for state, seat in steps(b"late-seed", Rules(mode="short12"), [policy] * 4):  # type: ignore[list-item]
-        holder[0] = state
-        deal = state.deal
-        if state.phase is not Phase.PLAYING or deal is None or deal.tricks < 10:
-            continue
+    for state, seat in _late_plays(b"late-seed", 10):
         view = seat_view(state, seat)
         assert ExpertStrategy(2, budget_ms=0.001)(view) in view.legal
         assert ExpertStrategy(2, rollouts=2, maxn=1)(view) in view.legal
