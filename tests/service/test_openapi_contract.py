@@ -49,8 +49,12 @@ def _schemathesis(
         str(examples),
         "--seed",
         "1",
+        # One worker: with two, Schemathesis's threads parse Hypothesis lambdas' source at
+        # once, and CPython 3.11's AST builder keeps its recursion depth in state the threads
+        # share (python/cpython#106905): the coverage phase once died on "AST constructor
+        # recursion depth mismatch", a failure of the tool, not of the service.
         "--workers",
-        "2",
+        "1",
         # Streams that follow (a player's notices, a tournament not yet started) never end
         # by themselves: a short timeout reads their start and moves on, as before with
         # Schemathesis's default.
