@@ -40,8 +40,6 @@ instead, for reproducible play.
 
 from __future__ import annotations
 
-import math
-
 from domain.cards import FULL_DECK, SUIT_MASKS
 from domain.contracts import CONTRACT_INFO
 from domain.deal import DealState, legal_mask, new_deal, play, scores
@@ -60,6 +58,7 @@ from tournament.strategies.strong import (
     TIE_BREAK,
     StrongStrategy,
     _Clock,
+    paired_gap,
 )
 
 # Solve each sample exactly from this many tricks left (a 4-trick ending takes a few
@@ -129,17 +128,12 @@ def _still_in_the_race(
     """The cards of `alive` not clearly behind the leader (by weighted total). The test reads
     the unweighted paired differences, as strong's stopping rule does: a heuristic."""
     lead = max(alive, key=lambda i: totals[i])
-    a = values[lead]
-    n = len(a)
     kept = [lead]
     for j in alive:
         if j == lead:
             continue
-        diffs = [x - y for x, y in zip(a, values[j], strict=True)]
-        mean = sum(diffs) / n
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        behind = mean > DROP_Z * math.sqrt(var / n) if var > 0.0 else mean > 0.0
-        if not behind:
+        mean, se = paired_gap(values[lead], values[j])
+        if not (mean > DROP_Z * se if se > 0.0 else mean > 0.0):
             kept.append(j)
     return sorted(kept)
 

@@ -216,11 +216,16 @@ class _Clock:
 def _clear_lead(values: list[list[float]], totals: list[float]) -> bool:
     """Whether the best card's lead over the runner-up is beyond sampling noise."""
     order = sorted(range(len(totals)), key=lambda i: totals[i], reverse=True)
-    a, b = values[order[0]], values[order[1]]
+    mean, se = paired_gap(values[order[0]], values[order[1]])
+    if se == 0.0:
+        return True  # the same margin in every sample (often none: the choice does not matter)
+    return mean > CLEAR_LEAD_Z * se
+
+
+def paired_gap(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean of a - b over samples both saw (two or more), and its standard error."""
     n = len(a)
     diffs = [x - y for x, y in zip(a, b, strict=True)]
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    if var == 0.0:
-        return True  # the same margin in every sample (often none: the choice does not matter)
-    return mean > CLEAR_LEAD_Z * math.sqrt(var / n)
+    return mean, math.sqrt(var / n)
