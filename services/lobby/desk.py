@@ -24,6 +24,7 @@ from services.observability import error_fields, get_logger
 from services.play.errors import Conflict, Forbidden, TableError
 from services.play.house import check_house, house_owner, is_house
 from services.play.service import MIN_DECISION_SECONDS, GameService
+from services.wakeup import Wakeup
 
 log = get_logger("king.lobby")
 
@@ -72,29 +73,21 @@ class LobbyDesk:
     def __init__(self, games: GameService, book: LobbyBook) -> None:
         self.games = games
         self.book = book
-        self._epoch = 0
-        self._changed = asyncio.Event()
+        self._wakeup = Wakeup()
 
     # --- wake-ups of the lobby's streams -----------------------------------------------
 
     @property
     def epoch(self) -> int:
-        return self._epoch
+        return self._wakeup.epoch
 
     def changed(self) -> None:
         """A lobby table changed (here, or another process's change the watcher folded)."""
-        self._epoch += 1
-        self._changed.set()
-        self._changed = asyncio.Event()
+        self._wakeup.bump()
 
     async def wait(self, epoch: int, timeout: float) -> bool:
-        if self._epoch != epoch:
-            return True
-        waiter = self._changed
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await waiter.wait()
-        return self._epoch != epoch
+        """Until a lobby table changes after `epoch`, or `timeout` s; True if one did."""
+        return await self._wakeup.wait(epoch, timeout)
 
     # --- the API's calls ---------------------------------------------------------------
 

@@ -9,7 +9,6 @@ nothing in a worker thread calls back into the loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import secrets
 from collections.abc import Sequence
@@ -44,6 +43,7 @@ from services.play.invitations import InvitationBook, check_seconds
 from services.play.live import LiveGames
 from services.projections import games_projector, open_table, table_event
 from services.settings import Settings
+from services.wakeup import Wakeup
 from tournament.games import GameExists, GameNotFound, GameRepository, stream_id
 
 __all__ = [
@@ -120,8 +120,7 @@ class GameService:
         self.commands = GameCommands(repo, live, self.clock, settings, metrics, self.mark_over)
         self.house = self.commands.house
         self.invitations = InvitationBook(engine, self.read_engine)
-        self._games_changed = asyncio.Event()
-        self._games_epoch = 0
+        self._games_wakeup = Wakeup()
         self.on_start: list[Any] = []  # callbacks(game_id) run when a game starts
         # The games index is a projection of the feed: caught up after this process's writes
         # and before each read of the index, so it answers with every write committed so far.
@@ -142,22 +141,14 @@ class GameService:
 
     @property
     def games_epoch(self) -> int:
-        return self._games_epoch
+        return self._games_wakeup.epoch
 
     def games_changed(self) -> None:
-        self._games_epoch += 1
-        self._games_changed.set()
-        self._games_changed = asyncio.Event()
+        self._games_wakeup.bump()
 
     async def wait_games(self, epoch: int, timeout: float) -> bool:
         """Until a game starts or ends after `epoch`, or `timeout` s; True if one did."""
-        if self._games_epoch != epoch:
-            return True
-        waiter = self._games_changed
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await waiter.wait()
-        return self._games_epoch != epoch
+        return await self._games_wakeup.wait(epoch, timeout)
 
     # --- the games index --------------------------------------------------------------
 
