@@ -1,5 +1,5 @@
 """The strength bench's verdict: a lead counts when its whole interval clears the target, and
-strong's only within its time limit per decision."""
+the searchers' only within their time limit per decision."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ def test_a_slow_decision_fails_the_target_whatever_the_lead() -> None:
     assert verdict(4.1, 5.0, 1.5, max_cpu_ms=BUDGET_LIMIT_MS, limit_ms=BUDGET_LIMIT_MS) == "met"
     slow = verdict(4.1, 5.0, 1.5, max_cpu_ms=BUDGET_LIMIT_MS + 1, limit_ms=BUDGET_LIMIT_MS)
     assert slow.startswith("too slow")
-    # Only strong's match carries the limit.
+    # Only the searchers' matches carry the limit.
     assert {a: limit for a, _, _, limit in TARGETS} == {
         "heuristic": None,
         "strong": BUDGET_LIMIT_MS,
+        "expert": BUDGET_LIMIT_MS,
     }
