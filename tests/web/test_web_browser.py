@@ -587,5 +587,8 @@ def test_an_invitee_accepts_in_the_browser_and_the_game_starts(
         page.wait_for_selector("#hand .card", timeout=15_000)
         assert page.locator("#hand .card").count() == 13
         assert "bo (you)" in page.inner_text("#seat-0")
+        # The panel reloads its list after the answer, on its own request: the hand can show
+        # first (a busy machine's run did), so wait for the accepted invitation to go.
+        page.locator("li.invitation").first.wait_for(state="detached", timeout=15_000)
         assert page.locator("li.invitation").count() == 0
     assert not page.js_errors, page.js_errors
