@@ -16,14 +16,13 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from domain.rules import BadRuleOption, Rules
 from services.identity import Principal
 from services.lobby import tables as lt
 from services.lobby.book import LobbyBook
 from services.observability import error_fields, get_logger
 from services.play.errors import Conflict, Forbidden, TableError
 from services.play.house import check_house, house_owner, is_house
-from services.play.service import MIN_DECISION_SECONDS, GameService
+from services.play.service import GameService, check_rules, decision_ms
 from services.wakeup import Wakeup
 
 log = get_logger("king.lobby")
@@ -53,20 +52,6 @@ def check_seats(seats: Sequence[str], seat: int) -> list[str | None]:
     if not 0 <= seat < 4 or out[seat] is not None:
         raise TableError(f"seat {seat} is not one of the seats left for people")
     return out
-
-
-def check_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        return Rules.from_dict(dict(rules)).changes()
-    except BadRuleOption as exc:
-        raise TableError(str(exc)) from None
-
-
-def check_decision(seconds: float | None, default: float) -> int:
-    value = default if seconds is None else seconds
-    if not MIN_DECISION_SECONDS <= value <= 3600:
-        raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
-    return round(value * 1000)
 
 
 class LobbyDesk:
@@ -106,7 +91,7 @@ class LobbyDesk:
         placed = check_seats(seats, seat)
         placed[seat] = player
         changes = check_rules(rules)
-        ms = check_decision(decision_seconds, self.games.settings.decision_seconds)
+        ms = decision_ms(decision_seconds, self.games.settings.decision_seconds)
         table = await asyncio.to_thread(self.book.open, player, placed, changes, ms)
         self.changed()
         return await self._start_if_full(table)

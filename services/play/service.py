@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +64,24 @@ __all__ = [
 
 GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MIN_DECISION_SECONDS = 0.05
+
+
+def check_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
+    """A table's rule options as the changes from the defaults; TableError if one is bad."""
+    try:
+        return Rules.from_dict(dict(rules)).changes()
+    except BadRuleOption as exc:
+        raise TableError(str(exc)) from None
+
+
+def decision_ms(seconds: float | None, default: float) -> int:
+    """A table's time per decision in ms (`default` s when not given); TableError if out of
+    its range."""
+    value = default if seconds is None else seconds
+    if not MIN_DECISION_SECONDS <= value <= 3600:
+        raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
+    return round(value * 1000)
+
 
 log = get_logger("king.games")
 
@@ -255,20 +273,15 @@ class GameService:
         elif not GAME_ID.match(game_id):
             raise TableError("a game id is 1-64 letters, digits, '_', '.' or '-'")
         self._check_seats(seats)
-        try:
-            parsed = Rules.from_dict(rules)
-        except BadRuleOption as exc:
-            raise TableError(str(exc)) from None
-        seconds = self.settings.decision_seconds if decision_seconds is None else decision_seconds
-        if not MIN_DECISION_SECONDS <= seconds <= 3600:
-            raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
+        changes = check_rules(rules)
+        ms = decision_ms(decision_seconds, self.settings.decision_seconds)
         open_seconds = check_seconds(invitation_seconds)
         created_by = principal.player_id or "admin"
         event = table_event(
             game_id,
             list(seats),
-            parsed.changes(),
-            round(seconds * 1000),
+            changes,
+            ms,
             client_seed,
             created_by,
             datetime.now(UTC),
@@ -287,8 +300,8 @@ class GameService:
                 game_id,
                 "created",
                 tuple(seats),
-                parsed.changes(),
-                round(seconds * 1000),
+                changes,
+                ms,
                 client_seed,
                 created_by,
                 datetime.fromisoformat(str(event.payload["created_at"])),
