@@ -35,8 +35,8 @@ def test_expert_is_registered_with_its_options() -> None:
     assert "expert" in strategy_names()
     bot = make_strategy("expert:rollouts=3,infer=0,exact_tricks=2", 1)
     assert isinstance(bot, ExpertStrategy)
-    assert (bot.samples, bot.infer, bot.exact_tricks, bot.model) == (3, False, 2, "paranoid")
-    assert make_strategy("expert:maxn=1", 1).model == "maxn"  # type: ignore[attr-defined]
+    assert (bot.samples, bot.infer, bot.exact_tricks, bot.model) == (3, False, 2, "maxn")
+    assert make_strategy("expert:maxn=0", 1).model == "paranoid"  # type: ignore[attr-defined]
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -146,7 +146,8 @@ def test_expert_plays_the_last_tricks_legally_with_no_time_to_solve() -> None:
     for state, seat in _late_plays(b"late-seed", 10):
         view = seat_view(state, seat)
         assert ExpertStrategy(2, budget_ms=0.001)(view) in view.legal
-        assert ExpertStrategy(2, rollouts=2, maxn=1)(view) in view.legal
+        for maxn in (0, 1):
+            assert ExpertStrategy(2, rollouts=2, maxn=maxn)(view) in view.legal
         seen += 1
         if seen == 8:
             return
