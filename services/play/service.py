@@ -65,6 +65,8 @@ __all__ = [
 GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MIN_DECISION_SECONDS = 0.05
 
+log = get_logger("king.games")
+
 
 def check_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
     """A table's rule options as the changes from the defaults; TableError if one is bad."""
@@ -81,9 +83,6 @@ def decision_ms(seconds: float | None, default: float) -> int:
     if not MIN_DECISION_SECONDS <= value <= 3600:
         raise TableError(f"decision_seconds must be {MIN_DECISION_SECONDS}-3600")
     return round(value * 1000)
-
-
-log = get_logger("king.games")
 
 
 @dataclass(frozen=True, slots=True)
