@@ -118,11 +118,16 @@ def card_groups(st: DealState) -> tuple[int, ...]:
 
 class Solution(NamedTuple):
     """What a search found: per legal card the root seat's final points, whether they are exact
-    (no estimate was used), and how many positions were visited."""
+    (no estimate was used), and how many positions were visited. Under maxⁿ, `outcomes` gives
+    per legal card all four seats' final points (the root's is its value): a caller scoring
+    the deal by placement needs to know who takes the rest, not only how much. Paranoid has no
+    such line of play for the others (they only minimise the root), so its `outcomes` is empty.
+    """
 
     values: dict[int, int | float]
     exact: bool
     nodes: int
+    outcomes: dict[int, tuple[float, ...]]
 
 
 def solve(
@@ -146,15 +151,20 @@ def solve(
         raise ValueError("node_budget must be at least 0")
     groups = card_groups(st) if equivalences else _singletons(st)
     if not groups:
-        return Solution({}, True, 0)
+        return Solution({}, True, 0, {})
     reps = [(g & -g).bit_length() - 1 for g in groups]
     search = _Search(st, model, estimate or plain_estimate, transpositions, equivalences)
     by_rep, exact = search.solve(st, reps, node_budget, deepen)
-    out: dict[int, int | float] = {}
+    root = st.to_move
+    values: dict[int, int | float] = {}
+    outcomes: dict[int, tuple[float, ...]] = {}
     for rep, g in zip(reps, groups, strict=True):
+        v = by_rep[rep][root] if search.maxn else by_rep[rep][0]
         for c in cards_of(g):
-            out[c] = by_rep[rep]
-    return Solution(out, exact, search.nodes)
+            values[c] = int(v) if float(v).is_integer() else v
+            if search.maxn:
+                outcomes[c] = by_rep[rep]
+    return Solution(values, exact, search.nodes, outcomes)
 
 
 def card_values(
@@ -230,12 +240,13 @@ class _Search:
 
     def solve(
         self, st: DealState, reps: list[int], budget: int | None, deepen: bool = True
-    ) -> tuple[dict[int, int | float], bool]:
-        """The values of the root's cards, and whether they are exact."""
+    ) -> tuple[dict[int, tuple[float, ...]], bool]:
+        """Per root card its outcome (maxⁿ: the four seats' final points; paranoid: the root
+        seat's alone, as a 1-tuple), and whether they are exact."""
         if budget is None:
             return self._pass(st, reps), True
         self.limit = budget
-        best: dict[int, int | float] = {}
+        best: dict[int, tuple[float, ...]] = {}
         exact = False
         first = len(st.winners) + 1 if deepen else 13
         for horizon in range(first, 14):
@@ -253,16 +264,17 @@ class _Search:
         if not best:
             for c in reps:  # not even one pass: the estimate straight after each card
                 child = play(st, c)
-                end = scores(child) if child.over else self.estimate(child)
-                best[c] = end[self.root]
+                end = tuple(
+                    float(x) for x in (scores(child) if child.over else self.estimate(child))
+                )
+                best[c] = end if self.maxn else (end[self.root],)
         return best, exact
 
-    def _pass(self, st: DealState, reps: list[int]) -> dict[int, int | float]:
-        out: dict[int, int | float] = {}
+    def _pass(self, st: DealState, reps: list[int]) -> dict[int, tuple[float, ...]]:
+        out: dict[int, tuple[float, ...]] = {}
         for c in reps:
             child = play(st, c)
-            v = self._maxn(child)[self.root] if self.maxn else self._ab(child, -math.inf, math.inf)
-            out[c] = int(v) if float(v).is_integer() else v
+            out[c] = self._maxn(child) if self.maxn else (self._ab(child, -math.inf, math.inf),)
         return out
 
     def _key(self, st: DealState) -> tuple[object, ...]:

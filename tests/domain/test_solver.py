@@ -20,7 +20,7 @@ from domain.cards import cards_of
 from domain.contracts import ALL_CONTRACTS, CONTRACT_INFO, LAST_TWO_PENALTY, Contract
 from domain.deal import DealState, legal_mask, new_deal, play, scores
 from domain.rules import Rules
-from domain.solver import UnknownModel, best_cards, card_groups, card_values
+from domain.solver import UnknownModel, best_cards, card_groups, card_values, solve
 from tests.random_rules import random_rules
 
 # Up to ten cards to play (the third-last trick under way): a full four tricks costs the plain
@@ -108,8 +108,11 @@ def test_maxn_values_equal_a_plain_maxn(contract: Contract) -> None:
     @given(deal=small_endings(contract))
     def check(deal: DealState) -> None:
         root = deal.to_move
-        expected = {c: maxn(play(deal, c), root)[root] for c in cards_of(legal_mask(deal))}
-        assert card_values(deal, model="maxn") == expected
+        lines = {c: maxn(play(deal, c), root) for c in cards_of(legal_mask(deal))}
+        found = solve(deal, model="maxn")
+        assert found.values == {c: v[root] for c, v in lines.items()}
+        # Every seat's points along the line of play, not only the root's.
+        assert found.outcomes == lines
 
     check()
 
@@ -158,6 +161,20 @@ def test_a_budget_gives_every_card_a_value_the_same_way_twice(deal: DealState, b
     assert first == card_values(deal, node_budget=budget)
     assert set(first) == set(cards_of(legal_mask(deal)))
     assert card_values(deal, node_budget=10**7) == card_values(deal)
+
+
+@SETTINGS
+@given(deal=endings, budget=st.integers(0, 300))
+def test_maxn_outcomes_under_a_budget_hold_the_values(deal: DealState, budget: int) -> None:
+    """Whatever pass the budget reached (or none: the estimate after each card), each card's
+    four-seat outcome carries its value at the root's place, the same way twice."""
+    root = deal.to_move
+    found = solve(deal, model="maxn", node_budget=budget)
+    assert found == solve(deal, model="maxn", node_budget=budget)
+    assert set(found.outcomes) == set(found.values) == set(cards_of(legal_mask(deal)))
+    for c, line in found.outcomes.items():
+        assert len(line) == 4 and line[root] == found.values[c]
+    assert solve(deal, model="paranoid", node_budget=budget).outcomes == {}
 
 
 @SETTINGS

@@ -24,10 +24,10 @@ For a card decision it deals the unseen cards consistently with everything the s
   one is left (strong's early stop, for the top two) or the time is up.
 
 Cards are compared by their weighted mean in expected ladder points for the game
-(objective.py, as strong): a rollout's four scores go in as they are; a solved value is the
-seat's own points, the rest of the deal's points split evenly over the others (in a
-constant-sum deal, maximising one's own points is maximising one's lead over the others'
-mean). maxⁿ is the default because it measured stronger: against strong, on the same 100
+(objective.py, as strong): a rollout's four scores go in as they are, and so do the four
+scores of a maxⁿ solve's line of play (placement depends on who takes the points, not only on
+how many one takes oneself); a paranoid solve gives only the seat's own points, so the rest
+of the deal's points are split evenly over the others. maxⁿ is the default because it measured stronger: against strong, on the same 100
 standard20 deals at 20 samples each, +1.32 ± 1.29 ladder points a game against +0.25 ± 1.38
 with paranoid (docs/STRATEGIES.md).
 
@@ -46,7 +46,7 @@ from domain.cards import FULL_DECK, SUIT_MASKS
 from domain.contracts import CONTRACT_INFO
 from domain.deal import DealState, legal_mask, new_deal, play, scores
 from domain.game import Phase
-from domain.solver import card_groups, card_values
+from domain.solver import card_groups, solve
 from domain.view import Action, SeatView
 from tournament.strategies.base import register
 from tournament.strategies.cardplay import rollout_card
@@ -221,12 +221,15 @@ class ExpertStrategy(StrongStrategy):
             world = base._replace(hands=hands)
             if exact:
                 nodes = EXACT_NODES if self.samples else self._affordable_nodes(clock)
-                solved = card_values(
-                    world, model=self.model, node_budget=nodes, estimate=_rollout_scores
-                )
+                found = solve(world, model=self.model, node_budget=nodes, estimate=_rollout_scores)
                 for i in alive:
                     c = cards[i]
-                    v = _ladder_of_own(ctx, seat, total, solved[c]) + TIE_BREAK * solved[c]
+                    own = found.values[c]
+                    if found.outcomes:  # maxⁿ: who takes the rest is known, as in a rollout
+                        v = expected_ladder(ctx, seat, found.outcomes[c], -1)
+                    else:
+                        v = _ladder_of_own(ctx, seat, total, own)
+                    v += TIE_BREAK * own
                     values[i].append(v)
                     totals[i] += w * v
             else:
