@@ -25,6 +25,10 @@ APP = create_app(
         rate_limit_per_second=0,
         log_level="error",
         run_driver=False,  # the game waits for the player's seat for as long as the run lasts
+        # Schemathesis starts the app's lifespan and never ends it, so a scheduler would go on
+        # firing into interpreter exit (an invitation_sweep_error at every run's end). Nothing
+        # fuzzed here needs one: tournaments advance in their own suites.
+        run_scheduler=False,
         max_strikes=100,  # generated illegal actions are strikes: keep the player seated
     )
 )
