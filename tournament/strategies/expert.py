@@ -27,9 +27,9 @@ Cards are compared by their weighted mean in expected ladder points for the game
 (objective.py, as strong): a rollout's four scores go in as they are, and so do the four
 scores of a maxⁿ solve's line of play (placement depends on who takes the points, not only on
 how many one takes oneself); a paranoid solve gives only the seat's own points, so the rest
-of the deal's points are split evenly over the others. maxⁿ is the default because it measured stronger: against strong, on the same 100
-standard20 deals at 20 samples each, +1.32 ± 1.29 ladder points a game against +0.25 ± 1.38
-with paranoid (docs/STRATEGIES.md).
+of the deal's points are split evenly over the others. maxⁿ is the default because it
+measured stronger: against strong, on the same 100 standard20 deals at 20 samples each,
++1.32 ± 1.29 ladder points a game against +0.25 ± 1.38 with paranoid (docs/STRATEGIES.md).
 
 Contracts are chosen as strong chooses them (each contract played out on sampled deals, blended
 with the fitted hand model). `evaluate_contracts` gives each contract's expected deal points
