@@ -9,11 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategy_helpers import PLAYERS, rules_st, seat_view, steps
 
-from domain.contracts import CONTRACT_INFO
+from domain.contracts import CONTRACT_INFO, Contract
 from domain.deal import legal_mask
 from domain.game import GameState, Phase
 from domain.playout import play_game
 from domain.rules import Rules
+from domain.solver import Solution
 from domain.view import Action, SeatView
 from tournament.match import Timing
 from tournament.strategies import make_strategy, strategy_names
@@ -25,8 +26,10 @@ from tournament.strategies.expert import (
     ExpertStrategy,
     _still_in_the_race,
     play_likelihood,
+    solved_ladder,
 )
 from tournament.strategies.knowledge import knowledge_of
+from tournament.strategies.objective import GameContext
 from tournament.strategies.sampling import sample_hands
 from tournament.strategies.strong import _Clock
 
@@ -196,3 +199,17 @@ def test_racing_keeps_the_leader_and_only_cards_it_had(
     kept = _still_in_the_race(alive, values, totals)
     assert kept == sorted(set(kept)) and set(kept) <= set(alive)
     assert max(alive, key=lambda i: totals[i]) in kept
+
+
+def test_a_solved_line_is_scored_by_who_takes_the_points() -> None:
+    """Two cards that cost the seat nothing, one handing 100 penalty points to a rival just
+    above zero, the other to a player far below it: in the last deal, with seat 0 winning,
+    the first leaves fewer winners to share the prize with, so maxⁿ's four-seat lines must
+    rank it higher. Paranoid knows only the seat's own points: the two tie."""
+    ctx = GameContext(Rules(), totals=(50.0, 30.0, -400.0, 300.0), deals_left=0)
+    total = CONTRACT_INFO[Contract.NO_QUEENS].deal_total
+    lines = {10: (0.0, -100.0, 0.0, total + 100.0), 11: (0.0, 0.0, -100.0, total + 100.0)}
+    maxn = Solution({10: 0, 11: 0}, True, 1, lines)
+    assert solved_ladder(ctx, 0, total, maxn, 10) > solved_ladder(ctx, 0, total, maxn, 11)
+    paranoid = Solution({10: 0, 11: 0}, True, 1, {})
+    assert solved_ladder(ctx, 0, total, paranoid, 10) == solved_ladder(ctx, 0, total, paranoid, 11)

@@ -46,7 +46,7 @@ from domain.cards import FULL_DECK, SUIT_MASKS
 from domain.contracts import CONTRACT_INFO
 from domain.deal import DealState, legal_mask, new_deal, play, scores
 from domain.game import Phase
-from domain.solver import card_groups, solve
+from domain.solver import Solution, card_groups, solve
 from domain.view import Action, SeatView
 from tournament.strategies.base import register
 from tournament.strategies.cardplay import rollout_card
@@ -146,6 +146,19 @@ def _ladder_of_own(ctx: GameContext, seat: int, contract_total: int, own: float)
     return expected_ladder(ctx, seat, tuple(own if i == seat else other for i in range(4)), -1)
 
 
+def solved_ladder(
+    ctx: GameContext, seat: int, contract_total: int, found: Solution, card: int
+) -> float:
+    """A solved card's worth in expected ladder points (own deal points as a tie-break): under
+    maxⁿ from the four seats' points at the end of its line, as a rollout's; under paranoid,
+    which has no line for the others, from the seat's own points with the rest shared evenly."""
+    own = found.values[card]
+    line = found.outcomes.get(card)
+    if line is not None:
+        return expected_ladder(ctx, seat, line, -1) + TIE_BREAK * own
+    return _ladder_of_own(ctx, seat, contract_total, own) + TIE_BREAK * own
+
+
 @register("expert", options=("budget_ms", "rollouts", "infer", "exact_tricks", "maxn"))
 class ExpertStrategy(StrongStrategy):
     """Inference-weighted sampling, exact solving of the last `exact_tricks` tricks."""
@@ -223,13 +236,7 @@ class ExpertStrategy(StrongStrategy):
                 nodes = EXACT_NODES if self.samples else self._affordable_nodes(clock)
                 found = solve(world, model=self.model, node_budget=nodes, estimate=_rollout_scores)
                 for i in alive:
-                    c = cards[i]
-                    own = found.values[c]
-                    if found.outcomes:  # maxⁿ: who takes the rest is known, as in a rollout
-                        v = expected_ladder(ctx, seat, found.outcomes[c], -1)
-                    else:
-                        v = _ladder_of_own(ctx, seat, total, own)
-                    v += TIE_BREAK * own
+                    v = solved_ladder(ctx, seat, total, found, cards[i])
                     values[i].append(v)
                     totals[i] += w * v
             else:
