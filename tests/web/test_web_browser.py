@@ -230,6 +230,54 @@ def test_human_plays_a_whole_game_in_the_browser(server: LiveServer, page: Any) 
     assert not watcher_errors, watcher_errors
 
 
+def _move(page: Any) -> None:
+    """Make the seat's move on the page: the first contract, or the first playable card."""
+    if page.evaluate("document.body.dataset.phase") == "declaring":
+        page.locator("#declare button[data-contract]").first.click()
+    else:
+        page.locator("#hand button.card.legal").first.click()
+
+
+def test_a_click_on_the_next_turn_counts_while_the_last_reply_is_slow(
+    server: LiveServer, page: Any
+) -> None:
+    """The stream can bring the seat's next turn before its last action's own reply (a slow
+    answer, quick bots). The page used to drop every click until that reply came: the player
+    clicked and nothing happened (CI's whole-game browser test met it once, on a busy machine).
+    Here the first action's reply is held back until the next move has been made."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        _game(http, token, ["ada", "house:random", "house:random", "house:random"], "slow")
+    page.goto(f"{server.url}/play/slow?lang=en")
+    page.fill("#token", token)
+    page.click("#signin button[type=submit]")
+    page.wait_for_selector("#whoami:has-text('ada')")
+    held: list[tuple[Any, Any]] = []
+
+    def hold_the_first_reply(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))  # the server acts now; the page hears later
+
+    page.route("**/api/v1/games/slow/actions", hold_the_first_reply)
+    turn = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
+    page.wait_for_function(turn, timeout=30_000)
+    first = page.evaluate("document.body.dataset.version")
+    _move(page)
+    # The stream shows the move and the bots' answers: the seat's next turn, reply still held.
+    page.wait_for_function(f"({turn}) && document.body.dataset.version !== '{first}'")
+    assert len(held) == 1
+    second = page.evaluate("document.body.dataset.version")
+    _move(page)
+    page.wait_for_function(f"document.body.dataset.version !== '{second}'", timeout=30_000)
+    route, reply = held[0]
+    route.fulfill(response=reply)  # the late reply, older than the page: it must not go back
+    page.wait_for_timeout(500)
+    assert int(page.evaluate("document.body.dataset.version")) > int(second)
+    assert not page.js_errors, page.js_errors
+
+
 def _contract(page: Any) -> str:
     return str(page.inner_text("#contract"))
 

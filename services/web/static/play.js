@@ -12,7 +12,7 @@
   var gid = encodeURIComponent(page.game_id);
   var KEY = "king_token";
   var token = K.initialToken(KEY);
-  var seat = null, me = null, state = null, deadline = null, busy = false;
+  var seat = null, me = null, state = null, deadline = null, pending = null;
   var streamGen = 0, pending = null, retryMs = 1000, wasMyTurn = false;
   var resultShown = page.status === "over"; /* the server rendered it */
   var SOUND = "king_sound", baseTitle = document.title;
@@ -136,17 +136,22 @@
     box.classList.toggle("low", left < 5);
   }
   function act(action) {
-    if (busy) { return; }
-    busy = true;
+    /* One action per decision: a second click at the same version is dropped. Not one action
+       at a time: the stream can show the seat's next turn before this action's own reply
+       comes back (a slow reply, quick bots), and a click on that turn must not be lost. */
+    var at = state ? state.version : null;
+    if (pending !== null && pending === at) { return; }
+    pending = at;
     action.seat = seat;
-    if (state) { action.version = state.version; }
+    if (at !== null) { action.version = at; }
+    function done() { if (pending === at) { pending = null; } }
     api("/games/" + gid + "/actions", {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(action)
     }).then(function (r) {
-      busy = false;
+      done();
       if (r.ok) { showError(null); render(r.body.view, r.body.version); refresh(); }
       else { showError(r.body); refresh(); }
-    }, function () { busy = false; });
+    }, done);
   }
   function trickEl(tr) {
     var wrap = K.el("div", "mini-trick");
