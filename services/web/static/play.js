@@ -12,7 +12,7 @@
   var gid = encodeURIComponent(page.game_id);
   var KEY = "king_token";
   var token = K.initialToken(KEY);
-  var seat = null, me = null, state = null, deadline = null, pending = null;
+  var seat = null, me = null, state = null, deadline = null, acting = null;
   var streamGen = 0, pending = null, retryMs = 1000, wasMyTurn = false;
   var resultShown = page.status === "over"; /* the server rendered it */
   var SOUND = "king_sound", baseTitle = document.title;
@@ -140,11 +140,11 @@
        at a time: the stream can show the seat's next turn before this action's own reply
        comes back (a slow reply, quick bots), and a click on that turn must not be lost. */
     var at = state ? state.version : null;
-    if (pending !== null && pending === at) { return; }
-    pending = at;
+    if (acting !== null && acting === at) { return; }
+    acting = at;
     action.seat = seat;
     if (at !== null) { action.version = at; }
-    function done() { if (pending === at) { pending = null; } }
+    function done() { if (acting === at) { acting = null; } }
     api("/games/" + gid + "/actions", {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(action)
     }).then(function (r) {
