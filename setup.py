@@ -2,7 +2,7 @@
 
 Optional by design: without a C compiler (or with KING_NATIVE=0) the project installs as pure
 Python, and a module that fails to compile leaves its source to run. The stamp written here
-records the sources compiled; `domain/_native.py` loads the compiled modules only while the
+records the sources compiled; `tournament/native.py` loads the compiled modules only while the
 sources still match it (docs/ARCHITECTURE.md, "The native build").
 """
 
@@ -18,7 +18,7 @@ from setuptools import setup
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from domain._native import NATIVE_MODULES, NATIVE_STAMP, sources_digest  # noqa: E402
+from tournament.native import NATIVE_MODULES, NATIVE_STAMP, sources_digest  # noqa: E402
 
 
 def native_extensions() -> list[Any]:

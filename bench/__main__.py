@@ -27,11 +27,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, what in BENCHMARKS.items():
             print(f"  {name:<8} {what}")
         return 0 if not args or args[0] in {"-h", "--help"} else 2
-    from domain import _native
+    from tournament import native
 
     # Which build of the rules core's hot modules the figures are of (on standard error, so
     # that --json output stays one object): "native" (compiled at install) or "pure: why".
-    print(f"rules core: {_native.STATE}", file=sys.stderr)
+    print(f"rules core: {native.STATE}", file=sys.stderr)
     module = importlib.import_module(f"bench.{args[0]}")
     return int(module.main(args[1:]) or 0)
 

@@ -3,7 +3,3 @@
 Nothing in this package does I/O, reads a clock or draws a random number of its own:
 the same events in give the same state out, on every machine, forever.
 """
-
-# Before any module of the package loads: the compiled build of the hot modules runs only
-# while it matches their source (domain/_native.py).
-from domain import _native  # noqa: F401

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+import tournament.native  # noqa: F401  (the rules core's build, chosen before domain loads)
 from tests.pg_schemas import PgTemplate, drop_pg_schemas
 
 # No timing thresholds in the tests: Hypothesis's defaults fail an example that takes over

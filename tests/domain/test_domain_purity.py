@@ -9,10 +9,7 @@ from pathlib import Path
 import pytest
 
 DOMAIN = Path(__file__).resolve().parents[2] / "domain"
-# The one exception, and no rule of the game: the loader that picks the compiled build of the hot
-# modules or their source reads the package's own files once, at import (domain/_native.py).
-LOADER = DOMAIN / "_native.py"
-MODULES = sorted(p for p in DOMAIN.rglob("*.py") if p != LOADER)
+MODULES = sorted(DOMAIN.rglob("*.py"))
 
 # Pure computation only. Not here on purpose: os, io, sys, time, datetime, random, secrets,
 # socket, pathlib, logging, threading, subprocess, ... (I/O, clock, randomness, global state).
@@ -88,9 +85,3 @@ def test_the_check_finds_what_it_is_for(source: str, finds: str) -> None:
 
 def test_the_check_lets_pure_code_through() -> None:
     assert impurities("from dataclasses import dataclass\nfrom domain.cards import bit\n") == []
-
-
-def test_only_the_package_init_imports_the_loader() -> None:
-    """The exception stays one: no module of the rules reaches the loader's file access."""
-    importers = [p.name for p in MODULES if "_native" in p.read_text(encoding="utf-8")]
-    assert importers == ["__init__.py"]

@@ -31,6 +31,13 @@ def _game(http: httpx.Client, token: str, seats: list[str], game_id: str) -> Non
     assert r.status_code == 201, r.text
 
 
+def _sign_in(page: Any, server: LiveServer, game_id: str, token: str, lang: str = "en") -> None:
+    """Open the game's play page and sign in with the player's token."""
+    page.goto(f"{server.url}/play/{game_id}?lang={lang}")
+    page.fill("#token", token)
+    page.click("#signin button[type=submit]")
+
+
 def _over(http: httpx.Client, game_id: str) -> bool:
     return bool(http.get(f"/api/v1/games/{game_id}").json()["game"]["status"] == "over")
 
@@ -174,9 +181,7 @@ def test_human_plays_a_whole_game_in_the_browser(server: LiveServer, page: Any) 
     with httpx.Client(base_url=server.url, timeout=30) as http:
         token = _player(http, "ada")
         _game(http, token, ["ada", "house:random", "house:heuristic", "house:random"], "human")
-    page.goto(f"{server.url}/play/human?lang=en")
-    page.fill("#token", token)
-    page.click("#signin button[type=submit]")
+    _sign_in(page, server, "human", token)
     page.wait_for_selector("#whoami:has-text('ada')")
     shot(page, "play-start")
     # A second tab watches the replay live: at the end its script shows the audit.
@@ -248,9 +253,7 @@ def test_a_click_on_the_next_turn_counts_while_the_last_reply_is_slow(
     with httpx.Client(base_url=server.url, timeout=30) as http:
         token = _player(http, "ada")
         _game(http, token, ["ada", "house:random", "house:random", "house:random"], "slow")
-    page.goto(f"{server.url}/play/slow?lang=en")
-    page.fill("#token", token)
-    page.click("#signin button[type=submit]")
+    _sign_in(page, server, "slow", token)
     page.wait_for_selector("#whoami:has-text('ada')")
     held: list[tuple[Any, Any]] = []
 
@@ -452,9 +455,7 @@ def test_play_page_never_goes_back_to_an_older_view(server: LiveServer, page: An
     with httpx.Client(base_url=server.url, timeout=30) as http:
         token = _player(http, "ada")
         _game(http, token, ["ada", *HOUSE[:3]], "stale")
-        page.goto(f"{server.url}/play/stale?lang=en")
-        page.fill("#token", token)
-        page.click("#signin button[type=submit]")
+        _sign_in(page, server, "stale", token)
         page.wait_for_function("document.body.dataset.myTurn === '1'", timeout=30_000)
         older = _seat_view(http, token, "stale")
         assert older["view"]["to_move"] == 0
@@ -497,9 +498,7 @@ def test_play_page_shows_refusals_and_the_clock(server: LiveServer, page: Any) -
         bo = _player(http, "bo")
         # the admin seats both (a player seating another would invite them)
         _game(http, ADMIN, ["ada", "bo", "house:random", "house:random"], "refuse")
-        page.goto(f"{server.url}/play/refuse?lang=en")
-        page.fill("#token", token)
-        page.click("#signin button[type=submit]")
+        _sign_in(page, server, "refuse", token)
         page.wait_for_selector("#whoami:has-text('ada')")
         out_of_turn = illegal = clock = False
         for _ in range(300):
@@ -594,9 +593,7 @@ def test_pages_fit_a_phone_screen(server: LiveServer, browser: Any) -> None:
             page.wait_for_selector(ready)
             shot(page, name)
             _fits(page, name)
-        page.goto(f"{server.url}/play/phone-live?lang=tr")
-        page.fill("#token", token)
-        page.click("#signin button[type=submit]")
+        _sign_in(page, server, "phone-live", token, lang="tr")
         page.wait_for_function("document.body.dataset.myTurn === '1'")
         page.wait_for_selector("#hand button.card")
         shot(page, "phone-play")

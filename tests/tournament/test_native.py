@@ -1,4 +1,4 @@
-"""The native build (setup.py, domain/_native.py): the compiled hot modules run only while they
+"""The native build (setup.py, tournament/native.py): the compiled hot modules run only while they
 match their source, and CI runs what it installed."""
 
 from __future__ import annotations
@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 import domain.deal
-from domain import _native
-from domain._native import NATIVE_MODULES, NATIVE_STAMP, _SourceFirst, native_state, sources_digest
+from tournament import native
+from tournament.native import (
+    NATIVE_MODULES,
+    NATIVE_STAMP,
+    _SourceFirst,
+    native_state,
+    sources_digest,
+)
 
 EXT = importlib.machinery.EXTENSION_SUFFIXES[0]
 
@@ -71,11 +77,11 @@ def test_this_process_runs_what_the_install_left() -> None:
     compile that failed quietly would leave every bench and test on the slow path."""
     compiled = not domain.deal.__file__.endswith(".py")
     if os.environ.get("KING_PURE_PYTHON", "") not in ("", "0"):
-        assert _native.STATE == "pure: asked" and not compiled
-    elif _native.STATE == "native":
+        assert native.STATE == "pure: asked" and not compiled
+    elif native.STATE == "native":
         assert compiled
     elif os.environ.get("CI") == "true":
-        pytest.fail(f"CI installed no current native build: {_native.STATE}")
+        pytest.fail(f"CI installed no current native build: {native.STATE}")
     else:
         assert not compiled
-        pytest.skip(f"no native build here ({_native.STATE}): pip install -e . makes one")
+        pytest.skip(f"no native build here ({native.STATE}): pip install -e . makes one")

@@ -1,18 +1,20 @@
-"""Which build of the hot modules runs: compiled by mypyc, or the Python source.
+"""Which build of the rules core's hot modules runs: compiled by mypyc, or the Python source.
 
-Installing the project compiles a few modules of this package with mypyc (setup.py): the same
+Installing the project compiles a few modules of `domain/` with mypyc (setup.py): the same
 source, as C extensions beside it, about one and a half times as fast on a deal's play, the
 audit's fold, the shuffle and the solver. Python would load such an extension instead of its
 `.py` even after the source changed, so an edited module would not run until the next install.
-To rule that out, the install writes a stamp of the compiled sources (NATIVE_STAMP), and at the
-package's first import `guard` compares it with the sources now: when they differ, when no
+To rule that out, the install writes a stamp of the compiled sources (NATIVE_STAMP), and on
+import this module compares it with the sources now: when they differ, when no
 extension was built, or with KING_PURE_PYTHON=1, every one of these modules loads from its
 source. All or none: the compiled modules call each other directly, so one stale module among
 fresh ones would still be run by the others.
 
-This reads the package's own files once, at import, to choose an implementation; no rule of
-the game depends on it, and both builds give the same results (CI runs the domain tests on
-each).
+It lives here, not in `domain/`, because it reads files and the environment, which the pure
+core does not. So it must be imported before `domain`: `tournament`, `services` and `bench`
+import it first thing, and so does the tests' conftest. A script that imports `domain` alone
+gets whatever the install left beside the sources. Both builds give the same results (CI runs
+the domain tests on each).
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
-# The modules setup.py compiles, in this package.
+# The modules of `domain` that setup.py compiles.
 NATIVE_MODULES = ("cards", "deal", "fold", "shuffle", "solver")
 NATIVE_STAMP = "native.json"
 PURE_ENV = "KING_PURE_PYTHON"
@@ -51,7 +53,7 @@ def _built(folder: Path, name: str) -> bool:
     )
 
 
-def native_state(folder: Path, environ: dict[str, str] | os._Environ[str] = os.environ) -> State:
+def native_state(folder: Path, environ: Mapping[str, str] = os.environ) -> State:
     """Whether the compiled modules in `folder` may run, and if not, why."""
     if environ.get(PURE_ENV, "") not in ("", "0"):
         return "pure: asked"
@@ -87,10 +89,20 @@ def guard(package: str, folder: Path) -> State:
     """Decide before any of the modules is imported: on anything but "native", put the
     source-first finder in front of the import system."""
     state = native_state(folder)
+    # (A module of the package imported before this one ran is past choosing: the project's
+    # packages and the tests' conftest import this first, so theirs never are.)
     if state != "native" and not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
         sys.meta_path.insert(0, _SourceFirst(package, folder))
     return state
 
 
-# Run by the package's __init__, first: the state the process runs in, for benches and logs.
-STATE: State = guard(__package__ or "domain", Path(__file__).parent)
+def domain_folder() -> Path:
+    """Where the `domain` package's sources are, found without importing it."""
+    spec = importlib.util.find_spec("domain")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the domain package is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+# On import, before `domain` loads: the state the process runs in, for benches and logs.
+STATE: State = guard("domain", domain_folder())
