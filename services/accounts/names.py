@@ -5,14 +5,22 @@ Cyrillic `а` for `a`), found with confusable-homoglyphs (Unicode's confusables 
 from __future__ import annotations
 
 import unicodedata
-
-from confusable_homoglyphs import confusables
+from types import ModuleType
 
 from services.accounts.errors import BadName
 from services.identity import PLAYER_ID, RESERVED_PLAYER_IDS
 
 MAX_RAW_NAME = 200  # characters read at all; longer input is refused unread
 MAX_DISPLAY_NAME = 100
+
+
+def _confusables() -> ModuleType:
+    """Unicode's confusables data, loaded when a name first needs it: reading it takes about a
+    tenth of a second, which every process start paid at import (servers, each `king` command)
+    while most never see a name that is not plain ASCII."""
+    from confusable_homoglyphs import confusables
+
+    return confusables
 
 
 def normalise_name(raw: str) -> str:
@@ -22,7 +30,7 @@ def normalise_name(raw: str) -> str:
         raise BadName("a name has at most 40 characters")
     name = unicodedata.normalize("NFKC", raw).casefold().strip()
     if not name.isascii():
-        look = confusables.is_confusable(name, greedy=False, preferred_aliases=["latin"])
+        look = _confusables().is_confusable(name, greedy=False, preferred_aliases=["latin"])
         if look:
             char = look[0]["character"]
             alias = look[0]["alias"].lower()
@@ -53,6 +61,7 @@ def display_name(raw: str | None, fallback: str) -> str:
         raise BadName(f"a display name has at most {MAX_DISPLAY_NAME} characters")
     if any(unicodedata.category(c)[0] == "C" for c in name):
         raise BadName("a display name holds no control or invisible characters")
-    if confusables.is_dangerous(name):
+    # Plain ASCII is Latin letters and common signs only: no script to mix, nothing to look up.
+    if not name.isascii() and _confusables().is_dangerous(name):
         raise BadName("the display name mixes scripts whose letters look alike")
     return name
