@@ -4,6 +4,7 @@ Cyrillic `а` for `a`), found with confusable-homoglyphs (Unicode's confusables 
 
 from __future__ import annotations
 
+import importlib
 import unicodedata
 from types import ModuleType
 
@@ -18,9 +19,7 @@ def _confusables() -> ModuleType:
     """Unicode's confusables data, loaded when a name first needs it: reading it takes about a
     tenth of a second, which every process start paid at import (servers, each `king` command)
     while most never see a name that is not plain ASCII."""
-    from confusable_homoglyphs import confusables
-
-    return confusables
+    return importlib.import_module("confusable_homoglyphs.confusables")
 
 
 def normalise_name(raw: str) -> str:
