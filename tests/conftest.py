@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import sys
@@ -28,6 +29,17 @@ settings.load_profile("king")
 # are written (into __pycache__, which git ignores) whatever the environment says.
 sys.dont_write_bytecode = False
 
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every test module and what it imports is loaded (in each xdist worker, once): from here
+    the cycle collector leaves them be (`gc.freeze`), and collects the young generation every
+    10,000 allocations instead of 700. With the defaults its passes took 2.4 s of 30 s of CPU
+    in three of the service tests' files (measured with `gc.callbacks`), 0.9 s after."""
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(10_000, middle, old)
+
+
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -41,6 +53,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.markexpr != "not slow":
         return None  # xdist's own count
     return len(os.sched_getaffinity(0)) + 1
+
+
+# The folders whose tests run servers, bots and whole tournaments (seconds each): run first, so
+# that the many short tests of the others fill the workers' last minutes instead of a long
+# one finishing alone at the end.
+LONG_FIRST = ("tests/service/", "tests/tournament/", "tests/web/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = str(config.rootpath) + os.sep
+
+    def rank(item: pytest.Item) -> int:
+        path = str(item.path).removeprefix(root)
+        return next((i for i, folder in enumerate(LONG_FIRST) if path.startswith(folder)), 99)
+
+    items.sort(key=rank)  # stable: each folder keeps its own order
 
 
 # Modules of slow tests only whose collection is itself costly: Schemathesis builds the cases
