@@ -55,22 +55,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return len(os.sched_getaffinity(0)) + 1
 
 
-# The folders whose tests run servers, bots and whole tournaments (seconds each): run first, so
-# that the many short tests of the others fill the workers' last minutes instead of a long
-# one finishing alone at the end.
-LONG_FIRST = ("tests/service/", "tests/tournament/", "tests/web/")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    root = str(config.rootpath) + os.sep
-
-    def rank(item: pytest.Item) -> int:
-        path = str(item.path).removeprefix(root)
-        return next((i for i, folder in enumerate(LONG_FIRST) if path.startswith(folder)), 99)
-
-    items.sort(key=rank)  # stable: each folder keeps its own order
-
-
 # Modules of slow tests only whose collection is itself costly: Schemathesis builds the cases
 # of test_fuzz_many.py while collecting (a few seconds in every process, of a worker's 8 s).
 SLOW_ONLY = ("tests/service/test_fuzz_many.py",)
