@@ -6,13 +6,17 @@ the same event loop and HTTP implementation): the King service (SQLite, synchron
 default) and a bare Litestar app whose one POST endpoint decodes a JSON body and answers a
 small JSON object. The same client threads drive both from this process:
   * service: G games at once, every seat a pull bot (an NDJSON seat stream plus POST /actions
-    on each `your_turn`, a random legal action), whole games to the end;
+    on each `your_turn`, a random legal action), whole games to the end, twice: with the
+    seat's whole stream and answers with the view ("full"), and with a turns-only stream and
+    minimal answers ("lean": `?only=turns`, `Prefer: return=minimal`), each on a server and
+    database of its own;
   * bare: as many threads POSTing a body of the same size in a loop, for as long.
 With KING_BENCH_PROFILE=FILE the service's server runs under cProfile and writes its stats
 to FILE (the figures are then not comparable with the bare endpoint's).
-Reported: actions (requests) per second, and the service-side latency of each request from
-the `Server-Timing` header (p50, p99), the ratio of the two rates (target >= 0.5) and of
-the server CPU per request (the bare endpoint's over the service's, target >= 0.3).
+Reported for each protocol: actions (requests) per second, and the service-side latency of
+each request from the `Server-Timing` header (p50, p99), the ratio of the two rates (target
+>= 0.5) and of the server CPU per request (the bare endpoint's over the service's, target
+>= 0.3).
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ from bench.live import (
 
 TARGET_RATIO = 0.5  # request rate, service / bare
 TARGET_CPU_RATIO = 0.3  # server CPU per request, bare / service
+# How the bots follow their games: the seat's whole stream with the view in every answer, or
+# only their turns (`?only=turns`) with minimal answers (`Prefer: return=minimal`).
+PROTOCOLS = ("full", "lean")
 
 
 # ------------------------------------------------------------------ servers
@@ -110,16 +117,24 @@ def start_child(kind: str, data_dir: str) -> ServerProcess:
 
 
 def play_seat(
-    url: str, token: str, game_id: str, seat: int, rng: random.Random, out: list[float]
+    url: str,
+    token: str,
+    game_id: str,
+    seat: int,
+    rng: random.Random,
+    out: list[float],
+    lean: bool = False,
 ) -> int:
     import httpx
     import orjson
 
     actions = 0
     headers = {"authorization": f"Bearer {token}"}
+    params = {"format": "ndjson", **({"only": "turns"} if lean else {})}
+    post_headers = {"prefer": "return=minimal"} if lean else {}
     with httpx.Client(base_url=url, headers=headers, timeout=60, trust_env=False) as c:
         path = f"/api/v1/games/{game_id}/seats/{seat}/events"
-        with c.stream("GET", path, params={"format": "ndjson"}) as stream:
+        with c.stream("GET", path, params=params) as stream:
             for line in stream.iter_lines():
                 # a bot reads only what it acts on: its turns, and the game's last event
                 if '"type":"seed_revealed"' in line:
@@ -129,7 +144,7 @@ def play_seat(
                 message = orjson.loads(line)
                 turn = message["data"]
                 body = {**rng.choice(turn["legal"]), "seat": seat, "version": turn["version"]}
-                r = c.post(f"/api/v1/games/{game_id}/actions", json=body)
+                r = c.post(f"/api/v1/games/{game_id}/actions", json=body, headers=post_headers)
                 if r.status_code == 200:
                     actions += 1
                     ms = server_timing_ms(r.headers)
@@ -138,7 +153,7 @@ def play_seat(
     return actions
 
 
-def run_games(url: str, games: int, mode: str) -> dict[str, Any]:
+def run_games(url: str, games: int, mode: str, lean: bool = False) -> dict[str, Any]:
     import httpx
 
     admin = {"authorization": f"Bearer {ADMIN}"}
@@ -164,7 +179,7 @@ def run_games(url: str, games: int, mode: str) -> dict[str, Any]:
             rng = random.Random(n * 4 + seat)
 
             def work(g: str = game_id, s: int = seat, r: random.Random = rng) -> None:
-                counts.append(play_seat(url, tokens[s], g, s, r, latencies))
+                counts.append(play_seat(url, tokens[s], g, s, r, latencies, lean))
 
             threads.append(threading.Thread(target=work, daemon=True))
     with httpx.Client(base_url=url, timeout=60, trust_env=False) as c:
@@ -177,7 +192,7 @@ def run_games(url: str, games: int, mode: str) -> dict[str, Any]:
             t.join()
         elapsed = time.perf_counter() - start
     actions = sum(counts)
-    return _summary(actions, elapsed, latencies, games=games, mode=mode)
+    return _summary(actions, elapsed, latencies, games=games, mode=mode, lean=lean)
 
 
 def run_bare(url: str, threads_n: int, seconds: float, body_bytes: int) -> dict[str, Any]:
@@ -249,63 +264,81 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     games = args.games or (4 if args.quick else 8)
     mode = "short12" if args.quick else "standard20"
+    runs: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="king-bench-") as tmp:
-        game_server = start_child("game", tmp)
-        try:
-            cpu0 = cpu_seconds(game_server.pid)
-            service = run_games(game_server.url, games, mode)
-            _add_cpu(service, cpu_seconds(game_server.pid) - cpu0)
-        finally:
-            game_server.stop()
+        for protocol in PROTOCOLS:
+            game_server = start_child("game", os.path.join(tmp, protocol))
+            try:
+                cpu0 = cpu_seconds(game_server.pid)
+                run = run_games(game_server.url, games, mode, lean=protocol == "lean")
+                _add_cpu(run, cpu_seconds(game_server.pid) - cpu0)
+                runs[protocol] = run
+            finally:
+                game_server.stop()
         bare_server = start_child("bare", tmp)
         try:
-            seconds = min(max(service["seconds"], 3.0), 20.0)
+            longest = max(r["seconds"] for r in runs.values())
+            seconds = min(max(longest, 3.0), 20.0)
             cpu0 = cpu_seconds(bare_server.pid)
             bare = run_bare(bare_server.url, games, seconds, 120)
             _add_cpu(bare, cpu_seconds(bare_server.pid) - cpu0)
         finally:
             bare_server.stop()
-    ratio = round(service["per_second"] / bare["per_second"], 3) if bare["per_second"] else None
-    # Server CPU per request: what one core of the server can serve, whatever the clients
-    # manage. The Python clients here can hold back the bare endpoint (its server is then
-    # far from busy), which flatters the request-rate ratio; this one it cannot.
-    cpu_ratio = (
-        round(bare["server_cpu_ms_per_request"] / service["server_cpu_ms_per_request"], 3)
-        if service["server_cpu_ms_per_request"]
-        else None
-    )
-    result = {
+    result: dict[str, Any] = {
         "benchmark": "service",
-        "service": service,
+        "protocols": PROTOCOLS,
         "bare_litestar": bare,
-        "ratio": ratio,
-        "cpu_ratio": cpu_ratio,
         "target_ratio": TARGET_RATIO,
-        "meets_target": ratio is not None and ratio >= TARGET_RATIO,
         "target_cpu_ratio": TARGET_CPU_RATIO,
-        "meets_cpu_target": cpu_ratio is not None and cpu_ratio >= TARGET_CPU_RATIO,
         "server": "uvicorn, 1 worker, loopback; SQLite synchronous=FULL (the service default)",
     }
+    for protocol, run in runs.items():
+        result[protocol] = {**run, **_ratios(run, bare)}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(
-        f"King service, {games} {mode} games at once, every seat a pull bot "
-        "(NDJSON stream + POST /actions):"
-    )
-    _line("service actions", service)
+    print(f"King service, {games} {mode} games at once, every seat a pull bot:")
+    for protocol in PROTOCOLS:
+        _line(f"service, {protocol}", runs[protocol])
     _line("bare Litestar JSON", bare)
-    verdict = "meets" if result["meets_target"] else "misses"
-    print(f"ratio {ratio} of the bare endpoint's rate ({verdict} the {TARGET_RATIO} target)")
     print(
-        f"server CPU per request: service {service['server_cpu_ms_per_request']} ms, bare "
-        f"{bare['server_cpu_ms_per_request']} ms: ratio {cpu_ratio} "
-        f"({'meets' if result['meets_cpu_target'] else 'misses'} the {TARGET_CPU_RATIO} "
-        "target; server busy "
-        f"{service['server_busy']:.0%} and {bare['server_busy']:.0%} of a core; a bare server "
-        "far from busy means the clients, not it, set its rate)"
+        "  (full: the seat's whole NDJSON stream and POST /actions answered with the view; "
+        "lean: ?only=turns and Prefer: return=minimal)"
+    )
+    for protocol in PROTOCOLS:
+        r = result[protocol]
+        print(
+            f"{protocol}: rate ratio {r['ratio']} ({_verdict(r['meets_target'])} the "
+            f"{TARGET_RATIO} target); server CPU per request {r['server_cpu_ms_per_request']} ms "
+            f"against the bare endpoint's {bare['server_cpu_ms_per_request']} ms: ratio "
+            f"{r['cpu_ratio']} ({_verdict(r['meets_cpu_target'])} the {TARGET_CPU_RATIO} "
+            f"target); server busy {r['server_busy']:.0%} of a core"
+        )
+    print(
+        f"bare server busy {bare['server_busy']:.0%} of a core (far from busy: the clients, "
+        "not it, set its rate)"
     )
     return 0
+
+
+def _verdict(met: bool) -> str:
+    return "meets" if met else "misses"
+
+
+def _ratios(run: dict[str, Any], bare: dict[str, Any]) -> dict[str, Any]:
+    """The service's rate over the bare endpoint's, and the bare endpoint's server CPU per
+    request over the service's: what one core of the server can serve, whatever the clients
+    manage (the Python clients here can hold the bare endpoint back, which flatters the rate
+    ratio; the CPU ratio they cannot)."""
+    ratio = round(run["per_second"] / bare["per_second"], 3) if bare["per_second"] else None
+    cpu = run["server_cpu_ms_per_request"]
+    cpu_ratio = round(bare["server_cpu_ms_per_request"] / cpu, 3) if cpu else None
+    return {
+        "ratio": ratio,
+        "cpu_ratio": cpu_ratio,
+        "meets_target": ratio is not None and ratio >= TARGET_RATIO,
+        "meets_cpu_target": cpu_ratio is not None and cpu_ratio >= TARGET_CPU_RATIO,
+    }
 
 
 def _add_cpu(summary: dict[str, Any], cpu: float) -> None:

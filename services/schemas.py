@@ -293,10 +293,13 @@ class StrikeOut(Struct):
 
 
 class ActionOut(Struct):
+    """An accepted action: the seat, the game's version after it, and the seat's new view
+    (null when the request said `Prefer: return=minimal`)."""
+
     ok: bool
     seat: int
     version: int
-    view: SeatViewJSON
+    view: SeatViewJSON | None
     strike: StrikeOut | None = None
 
 

@@ -3,12 +3,14 @@
     PullBot("http://127.0.0.1:8000", token, decide).run()          # every game, forever
     PullBot(base, token, decide).play(game_id, seat)               # one game, to its end
 
-Streams are NDJSON; a dropped stream is reopened after the last event id it delivered. A 429
-or 503 answer is waited out as its `Retry-After` says (with jitter, so that many bots do not
-come back at the same instant), an action only while its turn's time lasts, and so is a
-failed connection. Resending an action is safe: it names the version it was decided at, and
-every resend of a decision carries that decision's own `Idempotency-Key`, so the service
-decides it once and answers a resend with the first answer.
+Streams are NDJSON, and without an `on_message` hook only the seat's turns and the game's end
+(`?only=turns`); actions ask for no view back (`Prefer: return=minimal`). A dropped stream is
+reopened after the last event id it delivered. A 429 or 503 answer is waited out as its
+`Retry-After` says (with jitter, so that many bots do not come back at the same instant), an
+action only while its turn's time lasts, and so is a failed connection. Resending an action is
+safe: it names the version it was decided at, and every resend of a decision carries that
+decision's own `Idempotency-Key`, so the service decides it once and answers a resend with
+the first answer.
 """
 
 from __future__ import annotations
@@ -100,7 +102,10 @@ class PullBot:
         self, client: httpx.Client, game_id: str, seat: int, after: int
     ) -> tuple[int, bool]:
         url = f"/api/v1/games/{game_id}/seats/{seat}/events"
-        with client.stream("GET", url, params={"after": after, "format": "ndjson"}) as response:
+        params: dict[str, Any] = {"after": after, "format": "ndjson"}
+        if self.on_message is None:  # it acts on its turns only: ask for nothing else
+            params["only"] = "turns"
+        with client.stream("GET", url, params=params) as response:
             if response.status_code != 200:
                 response.read()
                 self.errors.append(f"{game_id}: stream status {response.status_code}")
@@ -133,7 +138,8 @@ class PullBot:
         body = {**action, "seat": turn["seat"], "version": turn["version"]}
         # One key a decision, the same on every resend: a resend whose first try was decided
         # (the answer lost on the way) gets that first answer, never a second decision.
-        headers = {"idempotency-key": str(uuid.uuid4())}
+        # The answer's status is all it reads: no view back (the next turn brings one).
+        headers = {"idempotency-key": str(uuid.uuid4()), "prefer": "return=minimal"}
         ends = time.monotonic() + (turn.get("deadline_ms") or self.timeout * 1000) / 1000
         for attempt in range(ATTEMPTS):
             try:

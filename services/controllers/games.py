@@ -36,6 +36,19 @@ from services.schemas import (
 from tournament.games import GameNotFound
 
 Status = Literal["created", "live", "over"]
+MINIMAL = {"preference-applied": "return=minimal"}
+
+
+def prefers_minimal(prefer: str | None) -> bool:
+    """Whether a `Prefer` header asks for `return=minimal` (RFC 7240: comma-separated
+    preferences, names case-insensitive, optional spaces around `=`, parameters after `;`)."""
+    if not prefer:
+        return False
+    for preference in prefer.split(","):
+        name, _, value = preference.split(";", 1)[0].partition("=")
+        if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
+            return True
+    return False
 
 
 def game_out(info: GameInfo) -> GameOut:
@@ -182,6 +195,16 @@ class GameController(Controller):
                 "repeat gets the first answer, marked `Idempotent-Replayed: true`",
             ),
         ] = None,
+        prefer: Annotated[
+            str | None,
+            HeaderParameter(
+                name="prefer",
+                required=False,
+                description="`return=minimal` (RFC 7240): answer without the seat's view "
+                "(`view` is null, and `Preference-Applied: return=minimal` says so), for a "
+                "client that follows the game on its stream",
+            ),
+        ] = None,
     ) -> ActionOut | Response[bytes]:
         """Play a card, declare a contract or ask for a redeal, for one of the token's seats.
 
@@ -191,6 +214,7 @@ class GameController(Controller):
         answer again, 422 and strike included, and is never decided again.
         """
         key = parse_key(idempotency_key)
+        minimal = prefers_minimal(prefer)
         try:
             action = Action.from_dict(data.as_dict())
         except BadAction as exc:
@@ -206,11 +230,15 @@ class GameController(Controller):
                 ok=True,
                 seat=result.seat,
                 version=result.state.version,
-                view=services.games.view(result.state, result.seat),
+                view=None if minimal else services.games.view(result.state, result.seat),
                 strike=strike_out(result.strike),
             )
 
         if key is None:
+            if minimal:
+                return Response(
+                    encode_json(await act_now()), media_type=MediaType.JSON, headers=MINIMAL
+                )
             return await act_now()
         if principal.player_id is None:  # a key is a player's: the admin holds no seat
             raise Forbidden("the admin token holds no seat: act with the player's token")
@@ -218,7 +246,11 @@ class GameController(Controller):
 
         async def answer() -> Response[Any]:
             try:
-                return Response(encode_json(await act_now()), media_type=MediaType.JSON)
+                return Response(
+                    encode_json(await act_now()),
+                    media_type=MediaType.JSON,
+                    headers=MINIMAL if minimal else None,
+                )
             except Exception as exc:  # the app's answer to it, to be kept as the first
                 return render(request, exc)
 

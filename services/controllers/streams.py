@@ -1,9 +1,10 @@
 """Event streams: a game's public feed, a seat's feed, and a player's game notices."""
 
-from typing import Annotated, Any
+from dataclasses import replace
+from typing import Annotated, Any, Literal
 
 from litestar import Controller, Request, get
-from litestar.params import FromPath, FromQuery, Parameter
+from litestar.params import FromPath, FromQuery, Parameter, QueryParameter
 from litestar.response import Stream
 
 from services.api_types import PlayerNotice, PublicGameMessage, SeatGameMessage
@@ -56,8 +57,18 @@ class StreamController(Controller):
         after: Annotated[int | None, Parameter(ge=0, le=10**9)] = None,
         format: FromQuery[Format | None] = None,
         follow: FromQuery[bool] = True,
+        only: Annotated[
+            Literal["turns"] | None,
+            QueryParameter(
+                name="only",
+                description="`turns`: only the seat's `your_turn` messages (each with the whole "
+                "view), its own strikes and hand-over, `game_ended` and `seed_revealed`; what a "
+                "bot needs, at a quarter of the messages",
+            ),
+        ] = None,
     ) -> Stream:
-        """The seat's events: its own hand only, plus `your_turn` (view, legal, deadline)."""
+        """The seat's events: its own hand only, plus `your_turn` (view, legal, deadline).
+        With `?only=turns`, only what a bot acts on (`your_turn`) and what ends its play."""
         info = await services.games.info(game_id)
         if info.status == "created" or seat not in range(4):
             raise Forbidden(f"this token does not hold seat {seat}")
@@ -65,6 +76,7 @@ class StreamController(Controller):
         if seat not in services.games.seats_of(state, principal.player_id):
             raise Forbidden(f"this token does not hold seat {seat}")
         options = resumable(request, services.settings, format, after, follow)
+        options = replace(options, turns_only=only == "turns")
         return stream_response(game_stream(services.games, game_id, seat, options), options.fmt)
 
     @get(

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import orjson
 
 from domain.events import Event
-from domain.game import GameState, InconsistentEvent, apply
+from domain.game import GameState, InconsistentEvent, Phase, apply
 from domain.view import Disclosure, SeatView, disclose, summary_dict, trick_dict
 from eventstore import RecordedEvent
 from tournament.games import to_domain_event
@@ -98,15 +98,31 @@ class LiveGame:
     deal: tuple[int, int] = (0, 0)  # the (deal, attempt) whose ended tricks are in `tricks`
     tricks: list[dict[str, Any]] = field(default_factory=list)
     waiters: set[asyncio.Future[None]] = field(default_factory=set)
+    # Streams that wait for one seat's turn (turns-only): the seat each waits for.
+    turn_waiters: dict[asyncio.Future[None], int] = field(default_factory=dict)
 
     def current(self) -> GameState | None:
         """The state when it is the newest known (else None: read the store)."""
         state = self.state
         return state if state is not None and state.version >= self.known else None
 
-    def wake(self) -> None:
+    def wake(self, everyone: bool = True) -> None:
+        """Wake the game's waiters; unless `everyone`, a turn waiter only when the newest
+        state is known here and waits for its seat or is over (when it is not known, all)."""
         waiters, self.waiters = self.waiters, set()
         for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        if not self.turn_waiters:
+            return
+        state = None if everyone else self.current()
+        if state is None or state.phase is Phase.OVER:
+            due = list(self.turn_waiters)
+        else:
+            seat = state.to_move
+            due = [w for w, waits_for in self.turn_waiters.items() if waits_for == seat]
+        for waiter in due:
+            del self.turn_waiters[waiter]
             if not waiter.done():
                 waiter.set_result(None)
 
@@ -220,7 +236,7 @@ class LiveGames:
             return
         if version > game.known:  # the feed's echo of what is known already wakes nobody
             game.known = version
-            game.wake()
+            game.wake(everyone=False)
 
     def since(self, game_id: str, after: int) -> tuple[list[Message], GameState] | None:
         """The messages after version `after` and the state they end at, from the tail; None
@@ -273,8 +289,12 @@ class LiveGames:
         out["history"] = done[: len(view.history)]
         return out
 
-    async def wait(self, game_id: str, after_version: int, timeout: float) -> bool:
+    async def wait(
+        self, game_id: str, after_version: int, timeout: float, turn_of: int | None = None
+    ) -> bool:
         """Until the game is known past `after_version`, or `timeout` s; True if it is.
+        With `turn_of`, until then and the game waits for that seat or is over (a turns-only
+        stream, which the other seats' moves need not wake).
 
         A future and a timer per wait, not an Event and `asyncio.timeout`: every stream of
         a game waits once per append, so this is on the hottest path there is."""
@@ -283,13 +303,17 @@ class LiveGames:
             return True
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] = loop.create_future()
-        game.waiters.add(waiter)
+        if turn_of is None:
+            game.waiters.add(waiter)
+        else:
+            game.turn_waiters[waiter] = turn_of
         timer = loop.call_later(timeout, _expire, waiter)
         try:
             await waiter
         finally:
             timer.cancel()
             game.waiters.discard(waiter)
+            game.turn_waiters.pop(waiter, None)
         return self.version(game_id) > after_version
 
     def forget(self, game_id: str) -> None:

@@ -53,6 +53,21 @@ class StreamOptions:
     follow: bool
     poll_seconds: float
     keepalive_seconds: float
+    turns_only: bool = False  # a seat's stream: its turns and the game's end, nothing else
+
+
+# What a seat's turns-only stream sends of the stored events (besides `your_turn`): what the
+# seat must know between its turns (a strike or a hand-over of its own) and the game's end.
+ENDINGS = frozenset({"game_ended", FINAL_EVENT})
+OWN = frozenset({"strike_recorded", "seat_abandoned", "seat_substituted"})
+
+
+def wanted(m: Message, seat: int | None, turns_only: bool) -> bool:
+    """Whether a stream sends this stored event: all of them, unless it is a seat's turns-only
+    stream (a bot that needs no more than a push bot gets: its turns, with the whole view)."""
+    if not turns_only or seat is None:
+        return True
+    return m.type in ENDINGS or (m.type in OWN and m.disclosure.public.get("seat") == seat)
 
 
 def keepalive(fmt: StreamFormat) -> bytes:
@@ -119,7 +134,8 @@ async def game_stream(
         out: list[bytes] = []
         finished = False
         for m in batch:
-            out.append(m.encoded(seat, fmt))
+            if wanted(m, seat, options.turns_only):
+                out.append(m.encoded(seat, fmt))
             position = m.version
             finished = finished or m.type == FINAL_EVENT
             if (
@@ -139,7 +155,8 @@ async def game_stream(
         over = finished or (state.phase is Phase.OVER and not batch)
         if over or not options.follow:
             return
-        woke = await games.live.wait(game_id, position, options.poll_seconds)
+        turn_of = seat if options.turns_only else None
+        woke = await games.live.wait(game_id, position, options.poll_seconds, turn_of)
         if not woke and time.monotonic() - last_sent >= options.keepalive_seconds:
             yield keepalive(fmt)
             last_sent = time.monotonic()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.game import Phase
+from domain.game import GameState, Phase, apply
 from domain.view import seat_view
 from eventstore import EventStore, RecordedEvent
 from services.play.clock import GameClock
@@ -94,7 +94,6 @@ def test_the_feed_carries_the_state_forward_only_when_its_events_follow_on(
     repo = GameRepository(store, repo_live)
     cut = len(records) - 6
     at_cut = GameRepository(store).load("g1")  # final; the cache starts at `cut` below
-    from domain.game import GameState, apply
 
     state = GameState()
     for r in records[:cut]:
@@ -196,7 +195,6 @@ def test_the_echo_of_an_append_whose_state_is_kept_already_fills_the_tail(
     wakes resume from the tail instead of reading the store (that read was two statements per
     action), and the loop's own record afterwards adds nothing twice."""
     store, records = _played(tmp_path, 20)
-    from domain.game import GameState, apply
 
     cut = len(records) - 4
     state = GameState()
@@ -217,3 +215,53 @@ def test_the_echo_of_an_append_whose_state_is_kept_already_fills_the_tail(
     assert [m.version for m in again[0]] == [r.version for r in records]
     assert live.recorded_at("g1", final.version) == records[-1].recorded_at.timestamp()
     store.close()
+
+
+def test_a_turn_waiter_wakes_for_its_seats_turn_the_end_or_news_it_cannot_judge(
+    tmp_path: Path,
+) -> None:
+    """A turns-only stream waits for its seat: another seat's move does not wake it, its own
+    turn does, and so does a version this process holds no state for (it cannot tell whose
+    turn that is) or the game being dropped from the cache."""
+    store, records = _played(tmp_path, 12)
+    store.close()
+    states, state = [], GameState()
+    for r in records:
+        state = apply(state, to_domain_event(r))
+        states.append(state)
+    # the positions where the game waits for one seat, and one where it waits for another
+    at = next(i for i, s in enumerate(states) if s.to_move is not None and i > 2)
+    seat = states[at].to_move
+    other = next(i for i, s in enumerate(states) if i > at and s.to_move not in (None, seat))
+    assert seat is not None
+
+    async def scenario() -> list[bool]:
+        live = LiveGames()
+        live.record("g1", records[: other + 1], states[other])  # waits for another seat
+        mine = asyncio.ensure_future(live.wait("g1", states[other].version, 5, turn_of=seat))
+        anyone = asyncio.ensure_future(live.wait("g1", states[other].version, 5))
+        await asyncio.sleep(0)
+        following = other + 1
+        while states[following].to_move == seat:
+            following += 1  # a later position that still waits for someone else
+        while states[following].to_move in (None, seat):
+            following += 1
+        live.record("g1", records[other + 1 : following + 1], states[following])
+        await asyncio.sleep(0.02)
+        woken = [anyone.done(), mine.done()]
+        turn = next(i for i in range(following + 1, len(states)) if states[i].to_move == seat)
+        live.record("g1", records[following + 1 : turn + 1], states[turn])
+        woken.append(await asyncio.wait_for(mine, 1))
+        # news of a version with no state held here: whose turn it is cannot be told
+        blind = asyncio.ensure_future(live.wait("g1", states[turn].version, 5, turn_of=seat))
+        await asyncio.sleep(0)
+        live.told("g1", states[turn].version + 1)
+        woken.append(await asyncio.wait_for(blind, 1))
+        dropped = asyncio.ensure_future(live.wait("g1", 10**6, 5, turn_of=seat))
+        await asyncio.sleep(0)
+        live.forget("g1")
+        await asyncio.wait_for(dropped, 1)
+        woken.append(dropped.done())
+        return woken
+
+    assert asyncio.run(scenario()) == [True, False, True, True, True]
