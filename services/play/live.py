@@ -94,6 +94,7 @@ class LiveGame:
     known: int = 0  # the newest version written here or told of by the feed
     tail: deque[Message] = field(default_factory=lambda: deque(maxlen=TAIL))
     history: list[dict[str, Any]] = field(default_factory=list)  # ended deals, encoded
+    history_json: tuple[int, orjson.Fragment] | None = None  # the first n of them, as JSON
     rules: dict[str, Any] | None = None  # the game's rules, encoded
     deal: tuple[int, int] = (0, 0)  # the (deal, attempt) whose ended tricks are in `tricks`
     tricks: list[dict[str, Any]] = field(default_factory=list)
@@ -284,10 +285,22 @@ class LiveGames:
         done = game.history
         if len(done) > len(view.history):  # another game under the same id: start over
             done.clear()
+            game.history_json = None
         for deal in view.history[len(done) :]:
             done.append(summary_dict(deal))
         out["history"] = done[: len(view.history)]
         return out
+
+    def history_json(self, game_id: str, count: int) -> orjson.Fragment:
+        """The first `count` ended deals of the game's views as JSON, encoded once per deal
+        count: a turn's view carries every ended deal, and encoding them all again on every
+        turn made the stream's messages cost more with each deal of a game. `view_dict` must
+        have been asked for a view with that many ended deals."""
+        game = self._entry(game_id)
+        held = game.history_json
+        if held is None or held[0] != count:
+            held = game.history_json = (count, orjson.Fragment(orjson.dumps(game.history[:count])))
+        return held[1]
 
     async def wait(
         self, game_id: str, after_version: int, timeout: float, turn_of: int | None = None

@@ -169,6 +169,7 @@ def your_turn(
     turn = games.turn(game_id)
     deadline = turn.deadline if turn and turn.version == state.version else None
     view = games.live.view_dict(seat_view(state, seat))
+    view["history"] = games.live.history_json(game_id, len(view["history"]))
     data = {
         "version": state.version,
         "seat": seat,
