@@ -234,23 +234,21 @@ class GameController(Controller):
                 strike=strike_out(result.strike),
             )
 
+        async def respond() -> Response[Any]:
+            headers = MINIMAL if minimal else None
+            return Response(
+                encode_json(await act_now()), media_type=MediaType.JSON, headers=headers
+            )
+
         if key is None:
-            if minimal:
-                return Response(
-                    encode_json(await act_now()), media_type=MediaType.JSON, headers=MINIMAL
-                )
-            return await act_now()
+            return await respond() if minimal else await act_now()
         if principal.player_id is None:  # a key is a player's: the admin holds no seat
             raise Forbidden("the admin token holds no seat: act with the player's token")
         await services.games.commands.load_fresh(game_id)  # no key kept for a missing game
 
         async def answer() -> Response[Any]:
             try:
-                return Response(
-                    encode_json(await act_now()),
-                    media_type=MediaType.JSON,
-                    headers=MINIMAL if minimal else None,
-                )
+                return await respond()
             except Exception as exc:  # the app's answer to it, to be kept as the first
                 return render(request, exc)
 

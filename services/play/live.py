@@ -266,8 +266,11 @@ class LiveGames:
             return game.tail[version - first].recorded_at
         return None
 
-    def view_dict(self, view: SeatView) -> dict[str, Any]:
-        """`view.to_dict()`, with each ended deal encoded once per game (they never change)."""
+    def view_dict(self, view: SeatView, *, history_as_json: bool = False) -> dict[str, Any]:
+        """`view.to_dict()`, with each ended deal encoded once per game (they never change).
+        `history_as_json`: the ended deals as one orjson.Fragment, encoded once per deal count,
+        for a message orjson writes (a turn's view carries every ended deal, and encoding them
+        all again on every turn made a stream's messages dearer with each deal)."""
         game = self._entry(view.game_id)
         if game.rules is None:
             game.rules = view.rules.to_dict()
@@ -288,19 +291,15 @@ class LiveGames:
             game.history_json = None
         for deal in view.history[len(done) :]:
             done.append(summary_dict(deal))
-        out["history"] = done[: len(view.history)]
-        return out
-
-    def history_json(self, game_id: str, count: int) -> orjson.Fragment:
-        """The first `count` ended deals of the game's views as JSON, encoded once per deal
-        count: a turn's view carries every ended deal, and encoding them all again on every
-        turn made the stream's messages cost more with each deal of a game. `view_dict` must
-        have been asked for a view with that many ended deals."""
-        game = self._entry(game_id)
+        count = len(view.history)
+        if not history_as_json:
+            out["history"] = done[:count]
+            return out
         held = game.history_json
         if held is None or held[0] != count:
-            held = game.history_json = (count, orjson.Fragment(orjson.dumps(game.history[:count])))
-        return held[1]
+            held = game.history_json = (count, orjson.Fragment(orjson.dumps(done[:count])))
+        out["history"] = held[1]
+        return out
 
     async def wait(
         self, game_id: str, after_version: int, timeout: float, turn_of: int | None = None

@@ -168,8 +168,7 @@ def your_turn(
     """The seat's turn: its view, its legal actions and the deadline (not a stored event)."""
     turn = games.turn(game_id)
     deadline = turn.deadline if turn and turn.version == state.version else None
-    view = games.live.view_dict(seat_view(state, seat))
-    view["history"] = games.live.history_json(game_id, len(view["history"]))
+    view = games.live.view_dict(seat_view(state, seat), history_as_json=True)
     data = {
         "version": state.version,
         "seat": seat,
