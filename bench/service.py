@@ -6,17 +6,18 @@ the same event loop and HTTP implementation): the King service (SQLite, synchron
 default) and a bare Litestar app whose one POST endpoint decodes a JSON body and answers a
 small JSON object. The same client threads drive both from this process:
   * service: G games at once, every seat a pull bot (an NDJSON seat stream plus POST /actions
-    on each `your_turn`, a random legal action), whole games to the end, twice: with the
-    seat's whole stream and answers with the view ("full"), and with a turns-only stream and
-    minimal answers ("lean": `?only=turns`, `Prefer: return=minimal`), each on a server and
-    database of its own;
+    on each `your_turn`, a random legal action), whole games to the end, three times: with
+    the seat's whole stream and answers with the view ("full"), with a turns-only stream and
+    minimal answers ("lean": `?only=turns`, `Prefer: return=minimal`), and on the seat's
+    WebSocket, turns and actions as frames ("socket"), each on a server and database of its
+    own;
   * bare: as many threads POSTing a body of the same size in a loop, for as long.
 With KING_BENCH_PROFILE=FILE the service's server runs under cProfile and writes its stats
 to FILE (the figures are then not comparable with the bare endpoint's).
-Reported for each protocol: actions (requests) per second, and the service-side latency of
-each request from the `Server-Timing` header (p50, p99), the ratio of the two rates (target
->= 0.5) and of the server CPU per request (the bare endpoint's over the service's, target
->= 0.3).
+Reported for each protocol: actions (requests, or action frames) per second, and the
+service-side latency of each request from the `Server-Timing` header (p50, p99; none for
+frames), the ratio of the two rates (target >= 0.5) and of the server CPU per request (the
+bare endpoint's over the service's per action, target >= 0.3).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ TARGET_RATIO = 0.5  # request rate, service / bare
 TARGET_CPU_RATIO = 0.3  # server CPU per request, bare / service
 # How the bots follow their games: the seat's whole stream with the view in every answer, or
 # only their turns (`?only=turns`) with minimal answers (`Prefer: return=minimal`).
-PROTOCOLS = ("full", "lean")
+# Or on the seat's WebSocket: its turns as frames, its actions as frames ("socket").
+PROTOCOLS = ("full", "lean", "socket")
 
 
 # ------------------------------------------------------------------ servers
@@ -65,10 +67,12 @@ def bare_app() -> Any:
 def serve(kind: str, port: int, data_dir: str) -> None:
     import uvicorn
 
+    options: dict[str, Any] = {}
     if kind == "bare":
         app = bare_app()
     else:
         from services.app import create_app
+        from services.commands.serve import socket_options
         from services.settings import load_settings
 
         settings = load_settings(
@@ -79,9 +83,12 @@ def serve(kind: str, port: int, data_dir: str) -> None:
             log_level="warning",
         )
         app = create_app(settings)
+        options = socket_options(settings)  # as `king serve` runs it
     profile_to = os.environ.get("KING_BENCH_PROFILE")
     if not profile_to or kind == "bare":
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+        uvicorn.run(
+            app, host="127.0.0.1", port=port, log_level="warning", access_log=False, **options
+        )
         return
     # Where the service's CPU per request goes: cProfile over the whole server run.
     import cProfile
@@ -89,7 +96,9 @@ def serve(kind: str, port: int, data_dir: str) -> None:
     profiler = cProfile.Profile()
     profiler.enable()
     try:
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+        uvicorn.run(
+            app, host="127.0.0.1", port=port, log_level="warning", access_log=False, **options
+        )
     finally:
         profiler.disable()
         profiler.dump_stats(profile_to)
@@ -153,7 +162,32 @@ def play_seat(
     return actions
 
 
-def run_games(url: str, games: int, mode: str, lean: bool = False) -> dict[str, Any]:
+def play_seat_socket(url: str, token: str, game_id: str, seat: int, rng: random.Random) -> int:
+    """One seat on its WebSocket: a random legal action on each turn, as an action frame."""
+    import orjson
+    from websockets.sync.client import connect
+
+    from services.botkit.socket import socket_url
+
+    actions = 0
+    headers = {"authorization": f"Bearer {token}"}
+    address = socket_url(url, game_id, seat, {"only": "turns"})
+    with connect(address, additional_headers=headers, compression=None, proxy=None) as ws:
+        for text in ws:
+            if '"type":"accepted"' in text:
+                actions += 1
+                continue
+            if '"type":"seed_revealed"' in text:
+                break
+            if '"type":"your_turn"' not in text:
+                continue
+            turn = orjson.loads(text)["data"]
+            action = {**rng.choice(turn["legal"]), "version": turn["version"]}
+            ws.send(orjson.dumps({"action": action}).decode())
+    return actions
+
+
+def run_games(url: str, games: int, mode: str, protocol: str = "full") -> dict[str, Any]:
     import httpx
 
     admin = {"authorization": f"Bearer {ADMIN}"}
@@ -174,12 +208,16 @@ def run_games(url: str, games: int, mode: str, lean: bool = False) -> dict[str, 
     latencies: list[float] = []
     counts: list[int] = []
     threads = []
+    lean = protocol == "lean"
     for n, game_id in enumerate(ids):
         for seat in range(4):
             rng = random.Random(n * 4 + seat)
 
             def work(g: str = game_id, s: int = seat, r: random.Random = rng) -> None:
-                counts.append(play_seat(url, tokens[s], g, s, r, latencies, lean))
+                if protocol == "socket":
+                    counts.append(play_seat_socket(url, tokens[s], g, s, r))
+                else:
+                    counts.append(play_seat(url, tokens[s], g, s, r, latencies, lean))
 
             threads.append(threading.Thread(target=work, daemon=True))
     with httpx.Client(base_url=url, timeout=60, trust_env=False) as c:
@@ -192,7 +230,7 @@ def run_games(url: str, games: int, mode: str, lean: bool = False) -> dict[str, 
             t.join()
         elapsed = time.perf_counter() - start
     actions = sum(counts)
-    return _summary(actions, elapsed, latencies, games=games, mode=mode, lean=lean)
+    return _summary(actions, elapsed, latencies, games=games, mode=mode, protocol=protocol)
 
 
 def run_bare(url: str, threads_n: int, seconds: float, body_bytes: int) -> dict[str, Any]:
@@ -270,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
             game_server = start_child("game", os.path.join(tmp, protocol))
             try:
                 cpu0 = cpu_seconds(game_server.pid)
-                run = run_games(game_server.url, games, mode, lean=protocol == "lean")
+                run = run_games(game_server.url, games, mode, protocol)
                 _add_cpu(run, cpu_seconds(game_server.pid) - cpu0)
                 runs[protocol] = run
             finally:
@@ -303,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     _line("bare Litestar JSON", bare)
     print(
         "  (full: the seat's whole NDJSON stream and POST /actions answered with the view; "
-        "lean: ?only=turns and Prefer: return=minimal)"
+        "lean: ?only=turns and Prefer: return=minimal; socket: the seat's WebSocket, turns-only "
+        "frames and action frames, no request per action, so no Server-Timing figures)"
     )
     for protocol in PROTOCOLS:
         r = result[protocol]

@@ -38,6 +38,7 @@ from services.controllers.lobby import LobbyController
 from services.controllers.log import LogController
 from services.controllers.players import PlayerController
 from services.controllers.records import RecordController
+from services.controllers.sockets import seat_socket
 from services.controllers.streams import StreamController
 from services.controllers.tournaments import LeaderboardController, TournamentController
 from services.database import open_store
@@ -104,6 +105,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             RecordController,
             LogController,
             StreamController,
+            seat_socket,
             InvitationController,
             LobbyController,
             HealthController,

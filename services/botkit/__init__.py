@@ -7,7 +7,8 @@ the deadline; docs/BOTS.md) and returns one legal action as a dict, e.g.
 
 from services.botkit.pull import PullBot
 from services.botkit.push import PushBotServer
+from services.botkit.socket import SocketBot
 from services.botkit.strategies import strategy_decider
 from services.botkit.view import seat_view_from_dict
 
-__all__ = ["PullBot", "PushBotServer", "seat_view_from_dict", "strategy_decider"]
+__all__ = ["PullBot", "PushBotServer", "SocketBot", "seat_view_from_dict", "strategy_decider"]

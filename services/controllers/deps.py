@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from litestar import Request
+from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from sqlalchemy.exc import SQLAlchemyError
@@ -27,6 +28,7 @@ NEEDS_SCOPE = "king_needs_scope"
 
 log = get_logger("king.auth")
 ServicesDep = NamedDependency[Services]
+Connection = ASGIConnection[Any, Any, Any, Any]  # a request or a WebSocket
 PrincipalDep = NamedDependency[Principal]
 MaybePrincipalDep = NamedDependency[Principal | None]
 
@@ -58,7 +60,7 @@ class RecentMisses:
             self._seen.popitem(last=False)
 
 
-def _misses(request: Request[Any, Any, Any]) -> RecentMisses:
+def _misses(request: Connection) -> RecentMisses:
     """The app's RecentMisses (one per app: apps in one process may use different databases)."""
     state = request.app.state
     misses = state.get("king_token_misses")
@@ -78,7 +80,7 @@ def services_provider(services: Services) -> Callable[[], Services]:
     return provide
 
 
-def _bearer(request: Request[Any, Any, Any]) -> str | None:
+def _bearer(request: Connection) -> str | None:
     header = request.headers.get("authorization")
     if header is None:
         return None
@@ -102,7 +104,7 @@ class Known(NamedTuple):
     digest: str
 
 
-async def _lookup(request: Request[Any, Any, Any], services: Services, token: str) -> Known | None:
+async def _lookup(request: Connection, services: Services, token: str) -> Known | None:
     """The token's principal and hash, else None (unknown, revoked or expired)."""
     # The rate limiter may have looked this very token up in memory (and hashed it) a moment ago.
     seen = request.scope.get(PRINCIPAL_SCOPE_KEY)
@@ -151,20 +153,45 @@ async def _authenticate(
                 raise NotAuthorizedException("unknown or expired session: log in again")
             return None
     else:
-        if len(token) > MAX_TOKEN_LENGTH:
-            raise NotAuthorizedException("unknown or revoked token")
-        known = await _lookup(request, services, token)
-        if known is None or known.principal.session:  # a session's text is no bearer token
-            raise NotAuthorizedException("unknown or revoked token")
-    principal = known.principal
-    _check_scope(request, principal)
+        known = await _known_bearer(request, services, token)
+    _check_scope(request, known.principal)
+    await _touch(services, known)
+    return known.principal
+
+
+async def _known_bearer(connection: Connection, services: Services, token: str) -> Known:
+    """The bearer token's principal; 401 for an unknown, revoked or session token."""
+    if len(token) > MAX_TOKEN_LENGTH:
+        raise NotAuthorizedException("unknown or revoked token")
+    known = await _lookup(connection, services, token)
+    if known is None or known.principal.session:  # a session's text is no bearer token
+        raise NotAuthorizedException("unknown or revoked token")
+    return known
+
+
+async def _touch(services: Services, known: Known) -> None:
+    """Note when a player's token was last used (at most once a while per token)."""
     accounts = services.accounts
+    principal = known.principal
     if accounts is not None and not principal.is_admin and accounts.touch_due(known.digest):
         try:
             await asyncio.to_thread(accounts.write_last_used, known.digest)
         except SQLAlchemyError as exc:  # a last-used time is no reason to fail the request
             log.warning("token_last_used_not_written", error=type(exc).__name__)
-    return principal
+
+
+async def bearer_principal(connection: Connection, services: Services) -> Principal:
+    """A WebSocket's principal: its bearer token only. A web session cookie never opens one
+    (a browser sends it with a cross-site upgrade too, and no CORS check applies). 401 if
+    the token is missing, malformed, unknown or revoked."""
+    token = _bearer(connection)
+    if token is None:
+        raise NotAuthorizedException(
+            "this needs Authorization: Bearer <token> (a web session does not open a socket)"
+        )
+    known = await _known_bearer(connection, services, token)
+    await _touch(services, known)
+    return known.principal
 
 
 async def provide_maybe_principal(

@@ -34,6 +34,7 @@ __all__ = [
     "StreamFormat",
     "StreamOptions",
     "encode",
+    "game_batches",
     "game_stream",
     "keepalive",
     "player_stream",
@@ -107,12 +108,27 @@ async def game_stream(
     seat: int | None,
     options: StreamOptions,
 ) -> AsyncIterator[bytes]:
+    """The game's (or a seat's) stream as the bytes of one SSE or NDJSON response."""
+    fmt = options.fmt
+    if fmt == "sse":
+        yield b"retry: 2000\n\n"
+    async for batch in game_batches(games, game_id, seat, options):
+        yield b"".join(batch) if batch else keepalive(fmt)
+
+
+async def game_batches(
+    games: GameService,
+    game_id: str,
+    seat: int | None,
+    options: StreamOptions,
+) -> AsyncIterator[list[bytes]]:
+    """The stream's messages, each encoded in `options.fmt`, in batches as they come; an
+    empty batch when a keep-alive is due (nothing was sent for `keepalive_seconds`). Ends after
+    the game's last event, or with the seat's hand-over to a substitute."""
     fmt = options.fmt
     position = options.after
     announced = -1
     last_sent = time.monotonic()
-    if fmt == "sse":
-        yield b"retry: 2000\n\n"
     first = True
     while True:
         try:
@@ -125,7 +141,7 @@ async def game_stream(
             if not await games.live.wait(game_id, position, options.poll_seconds) and (
                 time.monotonic() - last_sent >= options.keepalive_seconds
             ):
-                yield keepalive(fmt)
+                yield []
                 last_sent = time.monotonic()
             continue
         if first and seat is not None and _substituted_before(state, seat, batch):
@@ -143,14 +159,14 @@ async def game_stream(
                 and m.type == "seat_substituted"
                 and m.disclosure.public.get("seat") == seat
             ):
-                yield b"".join(out)  # the seat's stream ends with its hand-over
+                yield out  # the seat's stream ends with its hand-over
                 return
         position = max(position, state.version)
         if seat is not None and state.to_move == seat and announced != state.version:
             announced = state.version
             out.append(your_turn(games, game_id, seat, state, fmt))
         if out:
-            yield b"".join(out)
+            yield out
             last_sent = time.monotonic()
         over = finished or (state.phase is Phase.OVER and not batch)
         if over or not options.follow:
@@ -158,7 +174,7 @@ async def game_stream(
         turn_of = seat if options.turns_only else None
         woke = await games.live.wait(game_id, position, options.poll_seconds, turn_of)
         if not woke and time.monotonic() - last_sent >= options.keepalive_seconds:
-            yield keepalive(fmt)
+            yield []
             last_sent = time.monotonic()
 
 
