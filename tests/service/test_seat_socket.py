@@ -346,3 +346,32 @@ def test_a_socket_wakes_on_its_turn_while_another_client_acts_over_http(
         helper.join(timeout=30)
         assert result["game"]["status"] == "over"
         assert wait_for(lambda: not helper.is_alive(), "the HTTP player to finish")
+
+
+def test_a_socket_bot_run_plays_each_game_its_player_is_seated_in(
+    make_settings: SettingsFactory, live_server: Callable[[Settings], LiveServer]
+) -> None:
+    """`SocketBot.run`: the player's notices announce each game, and every seat of it is
+    played over its socket to the end."""
+    server = live_server(make_settings(decision_seconds=10))
+    with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
+        ada = create_player(client, "ada")
+        bot = SocketBot(server.url, ada, lambda request: request["legal"][0])
+        runner = threading.Thread(target=bot.run, kwargs={"max_games": 2}, daemon=True)
+        runner.start()
+        games = [
+            create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST),
+            create_game(client, ada, [*HOUSE[:2], "ada", HOUSE[2]], rules={"mode": "short12"}),
+        ]
+        for game_id in games:
+            result = wait_over(client, game_id)
+            assert result["game"]["status"] == "over"
+        runner.join(timeout=30)
+        assert not runner.is_alive() and bot.errors == []
+        for game_id, seat in zip(games, (0, 2), strict=True):
+            # no strike: every turn of the bot's seat was played by the bot, in time
+            events = lines(
+                client.get(f"/api/v1/games/{game_id}/events", params={"format": "ndjson"}).text
+            )
+            assert not [m for m in events if m["type"] == "strike_recorded"], game_id
+            assert any(m["type"] == "card_played" and m["data"]["seat"] == seat for m in events)
