@@ -1,4 +1,5 @@
-"""`king bot serve`: a built-in strategy as a push bot; `king bot pull`: ... as a pull bot."""
+"""`king bot serve`: a built-in strategy as a push bot; `king bot pull`: ... as a pull bot
+(`--socket`: on the seats' WebSockets)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def register(sub: Any) -> None:
     pull.add_argument("--url", required=True, help="the service's base URL")
     pull.add_argument("--token", required=True, help="the bot player's API token")
     pull.add_argument("--seed", type=int, default=0, help="strategy seed")
+    pull.add_argument(
+        "--socket",
+        action="store_true",
+        help="play each seat over its WebSocket (turns and actions as frames) instead of a "
+        "stream and a POST per action",
+    )
     pull.set_defaults(handler=cmd_pull)
 
 
@@ -58,9 +65,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
-    from services.botkit import PullBot
+    from services.botkit import PullBot, SocketBot
 
     decide = _decider(args.strategy, args.seed)
-    print(f"king: {args.strategy} pull bot on {args.url}", file=sys.stderr, flush=True)
-    PullBot(args.url, args.token, decide).run()
+    how = "socket" if args.socket else "pull"
+    print(f"king: {args.strategy} {how} bot on {args.url}", file=sys.stderr, flush=True)
+    bot = SocketBot if args.socket else PullBot
+    bot(args.url, args.token, decide).run()
     return 0

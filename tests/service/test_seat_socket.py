@@ -7,6 +7,8 @@ a web session cookie never opens a socket."""
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -375,3 +377,29 @@ def test_a_socket_bot_run_plays_each_game_its_player_is_seated_in(
             )
             assert not [m for m in events if m["type"] == "strike_recorded"], game_id
             assert any(m["type"] == "card_played" and m["data"]["seat"] == seat for m in events)
+
+
+def test_king_bot_pull_socket_plays_a_game_over_the_seats_socket(
+    make_settings: SettingsFactory, live_server: Callable[[Settings], LiveServer]
+) -> None:
+    server = live_server(make_settings(decision_seconds=10))
+    with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
+        ada = create_player(client, "ada")
+        args = ["bot", "pull", "--socket", "--strategy", "random", "--url", server.url]
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "services.cli", *args, "--token", ada],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            game_id = create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST)
+            wait_over(client, game_id)
+        finally:
+            bot.terminate()
+            _, err = bot.communicate(timeout=30)
+        events = lines(
+            client.get(f"/api/v1/games/{game_id}/events", params={"format": "ndjson"}).text
+        )
+    assert b"random socket bot on" in err, err
+    assert not [m for m in events if m["type"] == "strike_recorded"], err
+    assert any(m["type"] == "card_played" and m["data"]["seat"] == 0 for m in events)
