@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 
 from eventstore import RecordedEvent
 from services.app import create_app, services_of
-from services.botkit import PullBot, strategy_decider
+from services.botkit import PullBot, SocketBot, strategy_decider
 from services.play.watcher import game_changes
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
@@ -89,8 +89,9 @@ def test_a_game_started_on_an_api_only_process_is_played_by_the_driver_of_anothe
 
 
 @pytest.mark.slow  # on SQLite every hop between the processes waits for a poll
+@pytest.mark.parametrize("kind", [PullBot, SocketBot], ids=["streams", "sockets"])
 def test_a_pull_bot_on_one_process_plays_house_bots_driven_by_another(
-    backend_settings: SettingsFactory,
+    backend_settings: SettingsFactory, kind: type[PullBot]
 ) -> None:
     # Looking every 50 ms, not every 200: the hops are what is tested, not how long each waits.
     fast = {"poll_seconds": 0.05}
@@ -101,7 +102,7 @@ def test_a_pull_bot_on_one_process_plays_house_bots_driven_by_another(
     try:
         with httpx.Client(base_url=api.url, trust_env=False, timeout=30) as a:
             token = create_player(a, "puller")
-            bot = PullBot(api.url, token, strategy_decider("heuristic", 4))
+            bot = kind(api.url, token, strategy_decider("heuristic", 4))
             player = threading.Thread(target=bot.run, kwargs={"max_games": 1}, daemon=True)
             player.start()
             game_id = create_game(a, token, ["puller", *HOUSE4[1:]])
