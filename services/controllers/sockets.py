@@ -14,7 +14,8 @@ browser sends cookies with a cross-site WebSocket upgrade, and no CORS check sto
 cookie would let any page act for a logged-in player. A refused upgrade is answered over HTTP
 with problem details (401, 403, 404, 400, 429) where the server can (the ASGI
 `websocket.http.response` extension; uvicorn can), else closed with 4000 + the status.
-Every action frame draws on the token's rate-limit bucket, as a request would.
+Opening a socket and every frame a bot sends draw on the token's rate-limit bucket, as
+requests would.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def query_options(socket: WebSocket[Any, Any, Any], services: Services) -> Strea
     query = socket.query_params
     unknown = set(query) - {"after", "only"}
     if unknown:
-        raise BadRequest(f"unknown query parameter {sorted(unknown)[0]!r}: after and only exist")
+        name = sorted(unknown)[0][:40]
+        raise BadRequest(f"unknown query parameter {name!r}: after and only exist")
     after_text = query.get("after", "0")
     if not after_text.isdigit() or len(after_text) > 10:
         raise BadRequest("after must be an event id (a version number)")
