@@ -13,6 +13,7 @@ the configured bound.
 from __future__ import annotations
 
 import signal
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -100,13 +101,26 @@ def takeover_seconds(leases: Leases, dead_owner: str, games: set[str], killed_at
         time.sleep(0.1)
 
 
-def stream_events(base: str, game_id: str) -> list[dict[str, Any]]:
-    r = httpx.get(
-        f"{base}/api/v1/games/{game_id}/events",
-        params={"follow": "false", "format": "ndjson"},
-        timeout=30,
-        trust_env=False,
-    )
+def stream_events(server: Serve, game_id: str) -> list[dict[str, Any]]:
+    try:
+        r = httpx.get(
+            f"{server.url}/api/v1/games/{game_id}/events",
+            params={"follow": "false", "format": "ndjson"},
+            timeout=30,
+            trust_env=False,
+        )
+    except httpx.ConnectError as exc:
+        # Seen once ("connection refused" from a process whose log showed it running): say
+        # what the process and its port looked like, for whoever meets it next.
+        alive = server.proc.poll() is None
+        listening = subprocess.run(
+            ["ss", "-ltn", f"sport = :{server.port}"], capture_output=True, text=True
+        ).stdout
+        tail = server.log_path.read_text(errors="replace")[-2000:]
+        raise AssertionError(
+            f"{exc!r} from {server.name} on {server.port} (alive: {alive}); listening:\n"
+            f"{listening}\nits log ends:\n{tail}"
+        ) from exc
     assert r.status_code == 200, r.text
     return [orjson.loads(line) for line in r.text.splitlines() if line.strip()]
 
@@ -222,7 +236,7 @@ def test_three_full_processes_survive_four_kills_and_every_game_finishes_once(
         wait_for(all_over, "every game to finish")
 
         audit_all(env, tmp_path, games)
-        strikes = sum(check_nothing_twice(stream_events(api.url, g)) for g in games)
+        strikes = sum(check_nothing_twice(stream_events(api, g)) for g in games)
         print(f"strikes in {TABLES} games: {strikes}")
         problems = [p for s in servers for p in log_problems(s)]
         assert not problems, problems[:20]
@@ -269,15 +283,15 @@ def test_a_paused_owner_loses_its_games_and_writes_nothing_after_it_resumes(
             )
             assert taken
             print(f"takeover of a paused owner: {time.monotonic() - stopped_at:.2f} s")
-            before = _strikes(other.url)
-            wait_for(lambda: _strikes(other.url) >= before + 2, "the new owner's time-outs")
+            before = _strikes(other)
+            wait_for(lambda: _strikes(other) >= before + 2, "the new owner's time-outs")
         finally:
             paused.proc.send_signal(signal.SIGCONT)
         resumed_wall = time.time()
         # Give the resumed process time to wake up, find its lease lost, and (wrongly) act.
         wait_for(lambda: _said(paused, "lease_lost", resumed_wall), "the lost lease noticed")
         time.sleep(2 * LEASE_SECONDS)
-        events = stream_events(other.url, "paused-1")
+        events = stream_events(other, "paused-1")
         check_nothing_twice(events)
         late = [
             e
@@ -294,8 +308,8 @@ def test_a_paused_owner_loses_its_games_and_writes_nothing_after_it_resumes(
         leases.close()
 
 
-def _strikes(base: str) -> int:
-    return sum(1 for e in stream_events(base, "paused-1") if e["type"] == "strike_recorded")
+def _strikes(server: Serve) -> int:
+    return sum(1 for e in stream_events(server, "paused-1") if e["type"] == "strike_recorded")
 
 
 def _when(line: dict[str, Any]) -> float:
