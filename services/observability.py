@@ -257,6 +257,16 @@ class Metrics:
             registry=r,
         )
 
+        self.sockets_open = Gauge(
+            "king_seat_sockets", "Seat WebSockets open on this process", registry=r
+        )
+        self.socket_frames = Counter(
+            "king_socket_frames_total",
+            "Frames bots sent on seat WebSockets, by the status of their answer (200: accepted)",
+            ["status"],
+            registry=r,
+        )
+
     def observe_decision(self, kind: str, player: str, seconds: float) -> None:
         """One decision's time, the player named by a bounded label."""
         self.decision_seconds.labels(kind, self.players(player)).observe(seconds)

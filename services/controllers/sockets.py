@@ -173,6 +173,7 @@ async def seat_socket(
         await deny(socket, exc)
         return
     await socket.accept()
+    metrics = services.metrics
     sending = asyncio.Lock()
 
     async def send(data: bytes) -> None:
@@ -195,19 +196,23 @@ async def seat_socket(
                 await socket.close(code=code, reason=reason)
 
     pumping = asyncio.create_task(pump())
+    metrics.sockets_open.inc()
     try:
         while True:
             event = await socket.receive()
             if event["type"] == "websocket.disconnect":
                 break
             text = event.get("text")
-            if not isinstance(text, str):
-                await send(refusal(socket, None, BadRequest("send actions as text frames")))
-                continue
-            await send(await answer(socket, services, principal, game_id, seat, text))
+            if isinstance(text, str):
+                status, reply = await answer(socket, services, principal, game_id, seat, text)
+            else:
+                status, reply = refusal(socket, None, BadRequest("send actions as text frames"))
+            metrics.socket_frames.labels(str(status)).inc()
+            await send(reply)
     except (WebSocketDisconnect, OSError):
         pass  # the client went away: nothing more to send it
     finally:
+        metrics.sockets_open.dec()
         pumping.cancel()
         await asyncio.gather(pumping, return_exceptions=True)
 
@@ -219,8 +224,9 @@ async def answer(
     game_id: str,
     seat: int,
     text: str,
-) -> bytes:
-    """The answer frame to one action frame (never raises: every failure is a `problem`)."""
+) -> tuple[int, bytes]:
+    """The status and answer frame of one action frame (never raises: every failure is a
+    `problem`, with the status POST /actions would have answered)."""
     ref: str | None = None
     try:
         await draw(socket, principal)  # every frame, as every request: bad ones too
@@ -249,7 +255,7 @@ async def answer(
             view=None,
             strike=strike_out(result.strike),
         )
-        return frame("accepted", ref, msgspec.json.encode(out))
+        return 200, frame("accepted", ref, msgspec.json.encode(out))
     except Exception as exc:  # the problem the same action sent over HTTP would get
         return refusal(socket, ref, exc)
 
@@ -280,5 +286,6 @@ def problem_of(
     return response.status_code or 500, content, dict(response.headers)
 
 
-def refusal(socket: WebSocket[Any, Any, Any], ref: str | None, exc: Exception) -> bytes:
-    return frame("problem", ref, problem_of(socket, exc)[1])
+def refusal(socket: WebSocket[Any, Any, Any], ref: str | None, exc: Exception) -> tuple[int, bytes]:
+    status, content, _ = problem_of(socket, exc)
+    return status, frame("problem", ref, content)

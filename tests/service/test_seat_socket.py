@@ -235,6 +235,13 @@ def test_every_bad_frame_gets_a_problem_and_the_socket_plays_on(
                     break
                 assert answer["data"]["status"] == 409, answer
             assert answer["ref"] is None and answer["data"]["version"] > nxt["version"] > version
+            # what the operator sees: one socket open, its frames counted by answer
+            metrics = client.get("/metrics").text
+            assert "king_seat_sockets 1.0" in metrics
+            for status, least in (("400", 6), ("403", 1), ("409", 1), ("422", 1), ("200", 1)):
+                line = f'king_socket_frames_total{{status="{status}"}} '
+                counted = next(x for x in metrics.splitlines() if x.startswith(line))
+                assert float(counted.split()[-1]) >= least, counted
             assert {**answer["data"], "version": 0} == {
                 "ok": True,
                 "seat": 0,
@@ -242,6 +249,7 @@ def test_every_bad_frame_gets_a_problem_and_the_socket_plays_on(
                 "view": None,
                 "strike": None,
             }
+        wait_for(lambda: "king_seat_sockets 0.0" in client.get("/metrics").text, "the close")
 
 
 def test_a_refused_upgrade_is_an_http_problem(
