@@ -128,12 +128,18 @@ class PullBot:
                     return after, True
         return after, False
 
-    def _act(self, client: httpx.Client, game_id: str, turn: dict[str, Any]) -> None:
+    def _decision(self, game_id: str, turn: dict[str, Any]) -> dict[str, Any] | None:
+        """The bot's action for a `your_turn`'s data (None, noted in `errors`, if it failed)."""
         request = {"type": "decision", "game_id": game_id, **turn}
         try:
-            action = self.decide(request)
+            return self.decide(request)
         except Exception as exc:
             self.errors.append(f"{game_id}: decide failed: {type(exc).__name__}")
+            return None
+
+    def _act(self, client: httpx.Client, game_id: str, turn: dict[str, Any]) -> None:
+        action = self._decision(game_id, turn)
+        if action is None:
             return
         body = {**action, "seat": turn["seat"], "version": turn["version"]}
         # One key a decision, the same on every resend: a resend whose first try was decided

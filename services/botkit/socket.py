@@ -94,11 +94,8 @@ class SocketBot(PullBot):
         turn: dict[str, Any],
         pending: dict[str, tuple[dict[str, Any], float, int]],
     ) -> None:
-        request = {"type": "decision", "game_id": game_id, **turn}
-        try:
-            action = self.decide(request)
-        except Exception as exc:
-            self.errors.append(f"{game_id}: decide failed: {type(exc).__name__}")
+        action = self._decision(game_id, turn)
+        if action is None:
             return
         body = {**action, "version": turn["version"]}
         ref = str(turn["version"])

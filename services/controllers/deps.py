@@ -223,3 +223,14 @@ def own_player(principal: Principal) -> str:
     if principal.player_id is None:
         raise Forbidden("the admin token is not a player")
     return principal.player_id
+
+
+async def hold_seat(services: Services, game_id: str, seat: int, principal: Principal) -> None:
+    """403 unless the principal holds `seat` of the started game `game_id` now (404 for a game
+    that does not exist): who may follow a seat's stream or open its socket."""
+    info = await services.games.info(game_id)
+    if info.status == "created" or seat not in range(4):
+        raise Forbidden(f"this token does not hold seat {seat}")
+    state = await services.games.load(game_id)
+    if seat not in services.games.seats_of(state, principal.player_id):
+        raise Forbidden(f"this token does not hold seat {seat}")

@@ -34,7 +34,7 @@ from litestar.types.asgi_types import WebSocketResponseBodyEvent, WebSocketRespo
 
 from domain.view import Action, BadAction
 from services.container import Services
-from services.controllers.deps import ServicesDep, bearer_principal
+from services.controllers.deps import ServicesDep, bearer_principal, hold_seat
 from services.identity import Principal
 from services.observability import get_logger
 from services.play.errors import Forbidden
@@ -149,12 +149,7 @@ async def admit(
         raise Forbidden("this token has the read scope only: it cannot act (play or bot can)")
     if principal.player_id is None:
         raise Forbidden("the admin token holds no seat: connect with the player's token")
-    info = await services.games.info(game_id)
-    if info.status == "created" or seat not in range(4):
-        raise Forbidden(f"this token does not hold seat {seat}")
-    state = await services.games.load(game_id)
-    if seat not in services.games.seats_of(state, principal.player_id):
-        raise Forbidden(f"this token does not hold seat {seat}")
+    await hold_seat(services, game_id, seat, principal)
     return principal, options
 
 

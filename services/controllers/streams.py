@@ -8,10 +8,9 @@ from litestar.params import FromPath, FromQuery, Parameter, QueryParameter
 from litestar.response import Stream
 
 from services.api_types import PlayerNotice, PublicGameMessage, SeatGameMessage
-from services.controllers.deps import PrincipalDep, ServicesDep, own_player
+from services.controllers.deps import PrincipalDep, ServicesDep, hold_seat, own_player
 from services.controllers.streaming import Format, resumable, stream_format, stream_response
 from services.openapi import streamed
-from services.play.service import Forbidden
 from services.play.streams import game_stream, player_stream
 
 
@@ -69,12 +68,7 @@ class StreamController(Controller):
     ) -> Stream:
         """The seat's events: its own hand only, plus `your_turn` (view, legal, deadline).
         With `?only=turns`, only what a bot acts on (`your_turn`) and what ends its play."""
-        info = await services.games.info(game_id)
-        if info.status == "created" or seat not in range(4):
-            raise Forbidden(f"this token does not hold seat {seat}")
-        state = await services.games.load(game_id)
-        if seat not in services.games.seats_of(state, principal.player_id):
-            raise Forbidden(f"this token does not hold seat {seat}")
+        await hold_seat(services, game_id, seat, principal)
         options = resumable(request, services.settings, format, after, follow)
         options = replace(options, turns_only=only == "turns")
         return stream_response(game_stream(services.games, game_id, seat, options), options.fmt)
