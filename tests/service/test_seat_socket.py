@@ -40,6 +40,13 @@ HOUSE = ["house:random", "house:heuristic", "house:random"]
 SEAT0_FIRST = {"mode": "short12", "first_declarer": "seat0"}
 
 
+def ada_against_house(client: httpx.Client) -> tuple[str, str]:
+    """Player ada's token, and a started game of hers against three house bots, seat 0 to
+    declare first."""
+    ada = create_player(client, "ada")
+    return ada, create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST)
+
+
 def lines(text: str) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in text.splitlines() if line.strip()]
 
@@ -79,8 +86,7 @@ def test_a_socket_bot_plays_a_whole_game_and_its_frames_are_the_stream(
 ) -> None:
     server = live_server(make_settings(decision_seconds=10))
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        ada = create_player(client, "ada")
-        game_id = create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST)
+        ada, game_id = ada_against_house(client)
         seen: list[dict[str, Any]] = []
         bot = SocketBot(
             server.url, ada, lambda request: request["legal"][-1], on_message=seen.append
@@ -132,8 +138,7 @@ def test_frames_resume_after_any_id_as_the_stream_does_and_the_socket_closes_at_
 ) -> None:
     server = live_server(make_settings(decision_seconds=10))
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        ada = create_player(client, "ada")
-        game_id = create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST)
+        ada, game_id = ada_against_house(client)
         SocketBot(server.url, ada, lambda request: request["legal"][0]).play(game_id, 0)
         wait_over(client, game_id)
 
@@ -164,8 +169,7 @@ def test_every_bad_frame_gets_a_problem_and_the_socket_plays_on(
 ) -> None:
     server = live_server(make_settings(decision_seconds=30, max_strikes=5))
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        ada = create_player(client, "ada")
-        game_id = create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST)
+        ada, game_id = ada_against_house(client)
         with opened(server, game_id, 0, bearer(ada), only="turns") as ws:
             turn = next_of(ws, "your_turn")["data"]
             version = turn["version"]
@@ -294,8 +298,7 @@ def test_action_frames_draw_on_the_tokens_rate_limit(
         make_settings(decision_seconds=30, rate_limit_per_second=0.01, rate_limit_burst=8)
     )
     with httpx.Client(base_url=server.url, trust_env=False, timeout=30) as client:
-        ada = create_player(client, "ada")
-        game_id = create_game(client, ada, ["ada", *HOUSE], rules=SEAT0_FIRST)
+        ada, game_id = ada_against_house(client)
     statuses: list[int] = []
     with opened(server, game_id, 0, bearer(ada), only="turns") as ws:
         next_of(ws, "your_turn")
