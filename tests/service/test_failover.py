@@ -2,7 +2,8 @@
 paused owner, and what must never happen twice.
 
 Three full processes (driver and scheduler candidates) and one API-only process share one
-schema. 48 tables mix push bots, pull bots (through the API-only process) and house bots. A
+schema. 48 tables mix push bots, pull bots (through the API-only process: half on streams and
+POSTs, half on their seats' WebSockets) and house bots. A
 full process is killed with SIGKILL every ~15 s, four times, and restarted each time. Every
 game must finish and pass `king audit`; no strike is doubled (each strike is followed by the
 seat's own move or its forfeit), no deal is dealt twice; no process logs a driver error, an
@@ -26,7 +27,7 @@ import orjson
 import pytest
 import sqlalchemy as sa
 
-from services.botkit import PullBot, PushBotServer, strategy_decider
+from services.botkit import PullBot, PushBotServer, SocketBot, strategy_decider
 from tests.processes import HEADERS, Serve, audit_all, serve_env, wait_for
 
 # alone: the takeover bound is measured, so no other suite may share the cores meanwhile.
@@ -185,7 +186,9 @@ def test_three_full_processes_survive_four_kills_and_every_game_finishes_once(
                 tokens[player] = r.json()["token"]
             per_puller = TABLES // len(PULL_PLAYERS)
             for i, player in enumerate(PULL_PLAYERS):
-                bot = PullBot(api.url, tokens[player], strategy_decider("random", 100 + i))
+                # half the pull players on streams and POSTs, half on their seats' sockets
+                kind = SocketBot if i % 2 else PullBot
+                bot = kind(api.url, tokens[player], strategy_decider("random", 100 + i))
                 pullers.append(bot)
                 t = threading.Thread(target=bot.run, args=(per_puller,), daemon=True)
                 threads.append(t)
