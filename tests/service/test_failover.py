@@ -276,7 +276,7 @@ def test_a_paused_owner_loses_its_games_and_writes_nothing_after_it_resumes(
             assert client.post("/api/v1/games", json=body, headers=HEADERS).status_code == 201
         first = wait_for(lambda: leases.held().get("paused-1"), "the game to be claimed")
         paused, other = owners[first], next(s for o, s in owners.items() if o != first)
-        wait_for(lambda: _strikes(other.url) >= 2, "the owner's time-outs")
+        wait_for(lambda: _strikes(other) >= 2, "the owner's time-outs")
         paused.proc.send_signal(signal.SIGSTOP)
         stopped_at = time.monotonic()
         try:
