@@ -256,7 +256,6 @@ class Metrics:
             ["reason"],
             registry=r,
         )
-
         self.sockets_open = Gauge(
             "king_seat_sockets", "Seat WebSockets open on this process", registry=r
         )

@@ -32,6 +32,12 @@ def socket_url(base_url: str, game_id: str, seat: int, params: dict[str, Any]) -
     return f"{base}/api/v1/games/{game_id}/seats/{seat}/ws?{urlencode(params)}"
 
 
+def send_action(ws: ClientConnection, action: dict[str, Any], ref: str) -> None:
+    """An action frame: the action (as POST /actions takes it) and the reference its answer
+    will carry."""
+    ws.send(orjson.dumps({"action": action, "ref": ref}).decode())
+
+
 class SocketBot(PullBot):
     def play(self, game_id: str, seat: int, retries: int = 20) -> None:
         """Play one seat of one game until its stream ends (the game's last event, or the
@@ -101,7 +107,7 @@ class SocketBot(PullBot):
         ref = str(turn["version"])
         ends = time.monotonic() + (turn.get("deadline_ms") or self.timeout * 1000) / 1000
         pending[ref] = (body, ends, 1)
-        ws.send(orjson.dumps({"action": body, "ref": ref}).decode())
+        send_action(ws, body, ref)
 
     def _answered(
         self,
@@ -121,7 +127,7 @@ class SocketBot(PullBot):
             if time.monotonic() + wait < ends:
                 self.sleep(wait)
                 pending[str(message["ref"])] = (body, ends, tries + 1)
-                ws.send(orjson.dumps({"action": body, "ref": message["ref"]}).decode())
+                send_action(ws, body, str(message["ref"]))
                 return
         if status != 409:  # 409: the game moved on (a default move came first)
             self.errors.append(f"{game_id}: action refused ({status})")

@@ -131,7 +131,12 @@ def _check_scope(request: Request[Any, Any, Any], principal: Principal) -> None:
     needs = opt.get(NEEDS_SCOPE)
     if needs is not None and not principal.has(needs):
         raise Forbidden(f"this needs a token with the {needs} scope")
-    if request.method not in SAFE_METHODS and not opt.get(ANY_SCOPE) and not principal.may_act:
+    if request.method not in SAFE_METHODS and not opt.get(ANY_SCOPE):
+        _check_acts(principal)
+
+
+def _check_acts(principal: Principal) -> None:
+    if not principal.may_act:
         raise Forbidden("this token has the read scope only: it cannot act (play or bot can)")
 
 
@@ -181,15 +186,17 @@ async def _touch(services: Services, known: Known) -> None:
 
 
 async def bearer_principal(connection: Connection, services: Services) -> Principal:
-    """A WebSocket's principal: its bearer token only. A web session cookie never opens one
+    """A seat socket's principal: its bearer token only. A web session cookie never opens one
     (a browser sends it with a cross-site upgrade too, and no CORS check applies). 401 if
-    the token is missing, malformed, unknown or revoked."""
+    the token is missing, malformed, unknown or revoked; 403 if it cannot act (a socket is
+    for acting, as an unsafe method is)."""
     token = _bearer(connection)
     if token is None:
         raise NotAuthorizedException(
             "this needs Authorization: Bearer <token> (a web session does not open a socket)"
         )
     known = await _known_bearer(connection, services, token)
+    _check_acts(known.principal)
     await _touch(services, known)
     return known.principal
 

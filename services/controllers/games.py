@@ -19,6 +19,7 @@ from services.controllers.deps import MaybePrincipalDep, PrincipalDep, ServicesD
 from services.controllers.invitations import invitation_out
 from services.controllers.records import game_origin, imported_detail, with_origin
 from services.idempotency import KEY_DOC_PATTERN, KEY_HEADER, Scope, fingerprint, parse_key
+from services.identity import Principal
 from services.openapi import NOT_MODIFIED, answer, problems
 from services.play.driver import iso
 from services.play.service import Forbidden, GameInfo
@@ -49,6 +50,37 @@ def prefers_minimal(prefer: str | None) -> bool:
         if name.strip().lower() == "return" and value.strip().strip('"').lower() == "minimal":
             return True
     return False
+
+
+def action_of(body: ActionIn) -> Action:
+    """The rules engine's action for a request's body (BadRequest if it names none)."""
+    try:
+        return Action.from_dict(body.as_dict())
+    except BadAction as exc:
+        raise BadRequest(str(exc)) from None
+
+
+async def act_and_answer(
+    services: Services,
+    principal: Principal,
+    game_id: str,
+    seat: int | None,
+    action: Action,
+    version: int | None,
+    with_view: bool,
+) -> ActionOut:
+    """Act for the token (POST /actions, a seat socket's frame): the answer of an accepted
+    action, with the seat's new view if asked; IllegalAction for one the rules refuse."""
+    result = await services.games.commands.act(principal, game_id, seat, action, version)
+    if result.violation is not None:
+        raise IllegalAction(result.violation, result.strike)
+    return ActionOut(
+        ok=True,
+        seat=result.seat,
+        version=result.state.version,
+        view=services.games.view(result.state, result.seat) if with_view else None,
+        strike=strike_out(result.strike),
+    )
 
 
 def game_out(info: GameInfo) -> GameOut:
@@ -215,23 +247,11 @@ class GameController(Controller):
         """
         key = parse_key(idempotency_key)
         minimal = prefers_minimal(prefer)
-        try:
-            action = Action.from_dict(data.as_dict())
-        except BadAction as exc:
-            raise BadRequest(str(exc)) from None
+        action = action_of(data)
 
         async def act_now() -> ActionOut:
-            result = await services.games.commands.act(
-                principal, game_id, data.seat, action, data.version
-            )
-            if result.violation is not None:
-                raise IllegalAction(result.violation, result.strike)
-            return ActionOut(
-                ok=True,
-                seat=result.seat,
-                version=result.state.version,
-                view=None if minimal else services.games.view(result.state, result.seat),
-                strike=strike_out(result.strike),
+            return await act_and_answer(
+                services, principal, game_id, data.seat, action, data.version, not minimal
             )
 
         async def respond() -> Response[Any]:

@@ -28,13 +28,13 @@ from typing import Any
 import msgspec
 import orjson
 from litestar import WebSocket, websocket
-from litestar.exceptions import NotAuthorizedException, WebSocketDisconnect
+from litestar.exceptions import TooManyRequestsException, WebSocketDisconnect
 from litestar.params import FromPath
 from litestar.types.asgi_types import WebSocketResponseBodyEvent, WebSocketResponseStartEvent
 
-from domain.view import Action, BadAction
 from services.container import Services
 from services.controllers.deps import ServicesDep, bearer_principal, hold_seat
+from services.controllers.games import act_and_answer, action_of
 from services.identity import Principal
 from services.observability import get_logger
 from services.play.errors import Forbidden
@@ -42,13 +42,10 @@ from services.play.streams import StreamOptions, game_batches
 from services.problems import (
     PROBLEM_JSON,
     BadRequest,
-    IllegalAction,
-    problem_body,
     render,
-    strike_out,
 )
 from services.ratelimit.buckets import Buckets
-from services.schemas import ActionIn, ActionOut
+from services.schemas import ActionIn
 
 PATH = "/api/v1/games/{game_id:str}/seats/{seat:int}/ws"
 MAX_REF = 64  # characters of a frame's `ref` echoed back
@@ -56,8 +53,8 @@ DENIAL = "websocket.http.response"
 log = get_logger("king.socket")
 
 
-class RateLimited(Exception):
-    """Over the token's rate limit (429)."""
+class RateLimited(TooManyRequestsException):
+    """Over the token's rate limit (429, with Retry-After, as the HTTP limiter answers)."""
 
 
 async def draw(socket: WebSocket[Any, Any, Any], principal: Principal) -> None:
@@ -68,7 +65,10 @@ async def draw(socket: WebSocket[Any, Any, Any], principal: Principal) -> None:
         return
     wait, _ = await buckets.draw("t:" + principal.token_key)
     if wait > 0:
-        raise RateLimited(f"over the token's rate limit: retry in {max(1, math.ceil(wait))} s")
+        retry = max(1, math.ceil(wait))
+        raise RateLimited(
+            f"over the token's rate limit: retry in {retry} s", headers={"Retry-After": str(retry)}
+        )
 
 
 class ActionFrame(msgspec.Struct, forbid_unknown_fields=True):
@@ -135,7 +135,8 @@ async def deny(socket: WebSocket[Any, Any, Any], exc: Exception) -> None:
         }
         await socket.send(body)
         return
-    reason = str(exc).encode()[:120].decode(errors="ignore")  # a close reason: 123 bytes at most
+    detail = getattr(exc, "detail", None) or str(exc)
+    reason = detail.encode()[:120].decode(errors="ignore")  # a close reason: 123 bytes at most
     await socket.close(code=4000 + status, reason=reason)
 
 
@@ -145,8 +146,6 @@ async def admit(
     """Who may open this seat's socket: its seat's own token, able to act."""
     options = query_options(socket, services)
     principal = await bearer_principal(socket, services)
-    if not principal.may_act:
-        raise Forbidden("this token has the read scope only: it cannot act (play or bot can)")
     if principal.player_id is None:
         raise Forbidden("the admin token holds no seat: connect with the player's token")
     await hold_seat(services, game_id, seat, principal)
@@ -236,19 +235,8 @@ async def answer(
         body = received.action
         if body.seat is not None and body.seat != seat:
             raise Forbidden(f"this socket acts for seat {seat}, not {body.seat}")
-        try:
-            action = Action.from_dict(body.as_dict())
-        except BadAction as exc:
-            raise BadRequest(str(exc)) from None
-        result = await services.games.commands.act(principal, game_id, seat, action, body.version)
-        if result.violation is not None:
-            raise IllegalAction(result.violation, result.strike)
-        out = ActionOut(
-            ok=True,
-            seat=result.seat,
-            version=result.state.version,
-            view=None,
-            strike=strike_out(result.strike),
+        out = await act_and_answer(
+            services, principal, game_id, seat, action_of(body), body.version, with_view=False
         )
         return 200, frame("accepted", ref, msgspec.json.encode(out))
     except Exception as exc:  # the problem the same action sent over HTTP would get
@@ -268,14 +256,8 @@ def loose_ref(text: str) -> str | None:
 def problem_of(
     socket: WebSocket[Any, Any, Any], exc: Exception
 ) -> tuple[int, bytes, dict[str, str]]:
-    """The status, problem details and headers the app answers `exc` with over HTTP."""
-    if isinstance(exc, RateLimited):
-        body = problem_body(429, "too many requests", str(exc), kind="rate-limited")
-        return 429, msgspec.json.encode(body), {}
-    if isinstance(exc, NotAuthorizedException):
-        body = problem_body(401, "unauthorized", str(exc.detail))
-        return 401, msgspec.json.encode(body), {}
-    # The app's own handlers: they read nothing of a request but its path, which a socket has.
+    """The status, problem details and headers the app answers `exc` with over HTTP (its own
+    handlers: they read nothing of a request but its path, which a socket has)."""
     response = render(socket, exc)  # type: ignore[arg-type]
     content = response.content if isinstance(response.content, bytes) else b"{}"
     return response.status_code or 500, content, dict(response.headers)
