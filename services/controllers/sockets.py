@@ -169,12 +169,15 @@ async def seat_socket(
     await socket.accept()
     metrics = services.metrics
     sending = asyncio.Lock()
+    closed = False  # the pump has closed the socket: an answer finished later is not sent
 
     async def send(data: bytes) -> None:
         async with sending:
-            await socket.send({"type": "websocket.send", "bytes": None, "text": data.decode()})
+            if not closed:
+                await socket.send({"type": "websocket.send", "bytes": None, "text": data.decode()})
 
     async def pump() -> None:
+        nonlocal closed
         code, reason = 1000, "the stream has ended"  # the game is over, or the seat handed on
         try:
             async for batch in game_batches(services.games, game_id, seat, options):
@@ -186,6 +189,7 @@ async def seat_socket(
             log.error("socket_stream_failed", game_id=game_id, error=type(exc).__name__)
             code, reason = 1011, "the stream failed; reconnect with ?after= to resume"
         async with sending:
+            closed = True
             with contextlib.suppress(WebSocketDisconnect, OSError):
                 await socket.close(code=code, reason=reason)
 
