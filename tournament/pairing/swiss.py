@@ -252,7 +252,12 @@ def _solve_tail(
 
     def cost(c: int, members: list[int]) -> int:
         mine = met[c]
-        return sum(pen(mine.get(m, 0)) for m in members)
+        total = 0
+        for m in members:  # (a loop, not sum over a generator: the search's innermost step)
+            k = mine.get(m, 0)
+            if k:
+                total += pen(k)
+        return total
 
     def clash(members: list[int]) -> int:
         return 0 if seat_compatible(tuple(sorted(need[m] for m in members))) else 1
@@ -277,7 +282,18 @@ def _solve_tail(
     first = score(incumbent)
     if first[0] or first[1]:
         weight = len(caps) + 1  # one more repeat costs more than every seat clash
-        incumbent = _untangle(incumbent, lambda t: _table_pen(t, met, pen) * weight + clash(t))
+        known: dict[tuple[int, ...], int] = {}
+
+        def table_cost(t: list[int]) -> int:
+            # The descent weighs the same tables again and again (every pair of tables a move
+            # left alone): a table's cost depends only on who sits at it.
+            key = tuple(sorted(t))
+            c = known.get(key)
+            if c is None:
+                c = known[key] = _table_pen(t, met, pen) * weight + clash(t)
+            return c
+
+        incumbent = _untangle(incumbent, table_cost)
     best = score(incumbent)
     # Table sizes stay in `caps` order (house bots at the bottom); within a size, by best player.
     best_tables = sorted((sorted(x) for x in incumbent), key=lambda x: (-len(x), x[0]))
