@@ -6,6 +6,7 @@ Prometheus metrics at /metrics.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -87,6 +88,8 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
             if services.scheduler is not None:
                 await services.scheduler.stop()
             await services.ownership.stop()
+            # the appends handed over so far are finished before the store closes
+            await asyncio.to_thread(services.games.commands.handoff.close)
             await services.push.aclose()
             if buckets is not None:
                 await buckets.close()

@@ -3,8 +3,8 @@
 Every write goes through `GameRepository.execute`, one command at a time per game (an asyncio
 lock per game in this process), so a late action and the driver's default move never both
 land; across processes the owner's lease fences the driver's writes. The repository's work
-(the store, the rules core) runs in worker threads, called from here and nowhere deeper: the
-threads never call back into the event loop.
+(the store, the rules core) runs on the commands' own threads (`handoff`), called from here
+and nowhere deeper: the threads never call back into the event loop.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from services.identity import Principal
 from services.observability import Metrics, get_logger
 from services.play.clock import GameClock
 from services.play.errors import Conflict, Forbidden
+from services.play.handoff import Handoff
 from services.play.house import HouseBots, house_owner, is_house
 from services.play.live import LiveGames
 from services.settings import Settings
@@ -70,6 +71,7 @@ class GameCommands:
         settings: Settings,
         metrics: Metrics,
         on_over: Callable[[str], Awaitable[None]],
+        handoff: Handoff,
     ) -> None:
         self.repo = repo
         self.live = live
@@ -77,6 +79,7 @@ class GameCommands:
         self.settings = settings
         self.metrics = metrics
         self.on_over = on_over  # a game's last event was appended here
+        self.handoff = handoff  # the threads the commands' store work runs on
         self.house = HouseBots()
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -114,7 +117,7 @@ class GameCommands:
     ) -> Outcome:
         start = time.perf_counter()
         known = self.live.version(game_id) or None
-        outcome = await asyncio.to_thread(
+        outcome = await self.handoff.run(
             partial(self.repo.execute, game_id, command, known, at_version=at_version, fence=fence)
         )
         self.metrics.action_seconds.observe(time.perf_counter() - start)

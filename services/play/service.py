@@ -38,6 +38,7 @@ from services.play.commands import (
     seats_of,
 )
 from services.play.errors import Conflict, Forbidden, PlayError, TableError
+from services.play.handoff import Handoff
 from services.play.house import check_house, is_house
 from services.play.invitations import InvitationBook, check_seconds
 from services.play.live import LiveGames
@@ -64,6 +65,8 @@ __all__ = [
 
 GAME_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 MIN_DECISION_SECONDS = 0.05
+COMMAND_THREADS = 4
+"""Threads for the game commands' store work on PostgreSQL (one on SQLite)."""
 
 log = get_logger("king.games")
 
@@ -134,7 +137,19 @@ class GameService:
         self.metrics = metrics
         self._infos: dict[str, GameInfo] = {}
         self.clock = GameClock(live, self._decision_seconds, self._read_time)
-        self.commands = GameCommands(repo, live, self.clock, settings, metrics, self.mark_over)
+        # One thread on SQLite, whose appends take turns on one lock anyway (more would only
+        # contend for the GIL); a few on PostgreSQL, where games' appends overlap their round
+        # trips.
+        threads = 1 if repo.store.backend == "sqlite" else COMMAND_THREADS
+        self.commands = GameCommands(
+            repo,
+            live,
+            self.clock,
+            settings,
+            metrics,
+            self.mark_over,
+            Handoff(threads, "king-commands"),
+        )
         self.house = self.commands.house
         self.invitations = InvitationBook(engine, self.read_engine)
         self._games_wakeup = Wakeup()
