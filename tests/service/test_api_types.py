@@ -136,8 +136,10 @@ def test_finished_games_answer_exactly(make_settings: SettingsFactory) -> None:
             seen |= check_public(client, game_id)
         king = client.get(f"/api/v1/games/{games['king']}").json()["view"]
         assert king["king"] is not None and king["phase"] == "over"
-        # Every public message type but a redeal's (test_a_redeal_game_answers_exactly).
-        assert seen == set(_tags(PublicGameMessage)) - {"redeal_asked"}
+        # Every public message type but a redeal's, which test_a_redeal_game_answers_exactly
+        # covers: these games' seeds are random, and a house bot may ask for a redeal when a
+        # weak hand happens to be dealt (seen once in about a hundred runs).
+        assert seen - {"redeal_asked"} == set(_tags(PublicGameMessage)) - {"redeal_asked"}
 
 
 def test_a_game_in_progress_answers_exactly(backend_settings: SettingsFactory) -> None:
