@@ -74,3 +74,28 @@ def test_each_command_registers_the_help_it_is_listed_with() -> None:
     listed = {a.dest: a.help for a in sub._get_subactions()}  # type: ignore[attr-defined]
     assert listed == COMMANDS
     assert set(sub.choices) == set(COMMANDS)  # type: ignore[arg-type]
+
+
+def test_the_service_loads_the_redis_client_only_for_a_redis_store(tmp_path: Path) -> None:
+    """`king serve` and the CLI commands that open the service import services.app; the Redis
+    client (a tenth of a second of CPU) comes in only with a Redis store for the buckets."""
+    probe = (
+        "import json, sys\n"
+        "import services.app\n"
+        "from services.ratelimit import make_buckets\n"
+        "from services.settings import load_settings\n"
+        "before = 'redis' in sys.modules\n"
+        "base = dict(data_dir=sys.argv[1], rate_limit_per_second=5)\n"
+        "make_buckets(load_settings(**base))\n"
+        "memory = 'redis' in sys.modules\n"
+        "make_buckets(load_settings(**base, rate_limit_store='redis://127.0.0.1:1/0'))\n"
+        "print(json.dumps([before, memory, 'redis' in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, False, True]

@@ -7,20 +7,13 @@ from __future__ import annotations
 import math
 
 from services.accounts.errors import LoginThrottled
-from services.ratelimit import Buckets, Limits, MemoryBuckets, SharedBuckets
+from services.ratelimit import Buckets, Limits, store_buckets
 from services.settings import Settings
 
 
 def make_login_buckets(settings: Settings) -> Buckets:
     limits = Limits(settings.login_per_minute / 60.0, settings.login_burst)
-    if settings.rate_limit_store == "memory":
-        return MemoryBuckets(limits)
-    return SharedBuckets(
-        limits,
-        settings.rate_limit_store,
-        settings.rate_limit_prefix + "login:",
-        settings.rate_limit_store_timeout,
-    )
+    return store_buckets(settings, limits, "login:")
 
 
 async def draw_login(buckets: Buckets, name: str, address: str) -> None:

@@ -1,7 +1,13 @@
 """Rate limits: token buckets per known token, else per client address (middleware.py), kept
-in this process's memory (memory.py) or in Redis for every process at once (redis.py)."""
+in this process's memory (memory.py) or in Redis for every process at once (redis.py).
+
+redis.py (and the Redis client, a tenth of a second of CPU to import) is loaded only when a
+Redis store is named: every `king serve` and CLI process imports this package.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from services.ratelimit.buckets import Buckets, Limits
 from services.ratelimit.memory import MemoryBuckets
@@ -14,8 +20,10 @@ from services.ratelimit.middleware import (
     rate_limit_middleware,
     request_key,
 )
-from services.ratelimit.redis import SharedBuckets
 from services.settings import Settings
+
+if TYPE_CHECKING:
+    from services.ratelimit.redis import SharedBuckets
 
 __all__ = [
     "EXEMPT_PREFIXES",
@@ -30,6 +38,7 @@ __all__ = [
     "make_buckets",
     "rate_limit_middleware",
     "request_key",
+    "store_buckets",
 ]
 
 
@@ -38,11 +47,28 @@ def make_buckets(settings: Settings) -> Buckets | None:
     if settings.rate_limit_per_second <= 0:
         return None
     limits = Limits(settings.rate_limit_per_second, settings.rate_limit_burst)
+    return store_buckets(settings, limits)
+
+
+def store_buckets(settings: Settings, limits: Limits, prefix: str = "") -> Buckets:
+    """Buckets of `limits` where the settings keep them: this process's memory, or the Redis
+    server of `rate_limit_store` under `rate_limit_prefix` + `prefix`."""
     if settings.rate_limit_store == "memory":
         return MemoryBuckets(limits)
+    from services.ratelimit.redis import SharedBuckets
+
     return SharedBuckets(
         limits,
         settings.rate_limit_store,
-        settings.rate_limit_prefix,
+        settings.rate_limit_prefix + prefix,
         settings.rate_limit_store_timeout,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """`SharedBuckets`, imported on first use (see the module's docstring)."""
+    if name == "SharedBuckets":
+        from services.ratelimit.redis import SharedBuckets
+
+        return SharedBuckets
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
