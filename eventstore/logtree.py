@@ -47,6 +47,7 @@ _PG_INSERT_NODES: Final = text(
     "CAST(:hashes AS bytea[]))"
 )
 """PostgreSQL: every new node in one statement (an executemany is a round trip a row)."""
+_SQLITE_INSERT_NODES: Final = "INSERT INTO log_nodes (level, idx, hash) VALUES (?, ?, ?)"
 
 
 class TreeError(EventStoreError):
@@ -162,7 +163,7 @@ class LogTree:
             if not rows:
                 return size, False
             tree = CompactTree(size, self._read(conn, range_nodes(0, size)))
-            made: list[dict[str, object]] = []
+            made: list[tuple[int, int, bytes]] = []
             for row in rows:
                 if row.position != tree.size + 1:
                     raise TreeError(
@@ -170,7 +171,7 @@ class LogTree:
                         f"{row.position}): a row was deleted or renumbered"
                     )
                 for (level, idx), h in tree.append(row_leaf(row, keys(row.stream_id))):
-                    made.append({"level": level, "idx": idx, "hash": h})
+                    made.append((level, idx, h))
             self._insert(conn, made)
             conn.execute(update(LOG_SIZE).where(LOG_SIZE.c.id == 1).values(size=tree.size))
             return tree.size, len(rows) == limit
@@ -194,17 +195,18 @@ class LogTree:
                 return
             position = rows[-1].position
 
-    def _insert(self, conn: Any, made: list[dict[str, object]]) -> None:
-        if not self._for_update:
-            conn.execute(LOG_NODES.insert(), made)  # SQLite: in process, no round trips
+    def _insert(self, conn: Any, made: list[tuple[int, int, bytes]]) -> None:
+        if not made:
             return
+        if not self._for_update:
+            # SQLite: in process, no round trips. The driver's own executemany: the Core
+            # insert's per-value bind processing was about a quarter of the integrator's time.
+            conn.exec_driver_sql(_SQLITE_INSERT_NODES, made)
+            return
+        levels, idxs, hashes = zip(*made, strict=True)
         conn.execute(
             _PG_INSERT_NODES,
-            {
-                "levels": [m["level"] for m in made],
-                "idxs": [m["idx"] for m in made],
-                "hashes": [m["hash"] for m in made],
-            },
+            {"levels": list(levels), "idxs": list(idxs), "hashes": list(hashes)},
         )
 
     # --- reading -------------------------------------------------------------------------
