@@ -4,6 +4,8 @@ reopening, and checkpoints taken while several processes append are consistent."
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import subprocess
 import sys
 from collections.abc import Callable
@@ -62,18 +64,23 @@ def test_leaves_cover_every_event_in_position_order(store: EventStore) -> None:
     assert [leaf for _, leaf in tree.recompute()] == expected
     # the documented encoding, spelled out for the first event
     e = events[0]
+    document = (
+        b'{"event_id":"%s","meta":{},"payload":{"x":1},"schema_version":1,'
+        b'"stream_id":"game-1","type":"A","version":1}' % e.event_id.encode()
+    )
     data = leaf_data(
         position=1,
         stream_id="game-1",
         version=1,
         recorded_at=e.recorded_at,
-        document=(
-            b'{"event_id":"%s","meta":{},"payload":{"x":1},"schema_version":1,'
-            b'"stream_id":"game-1","type":"A","version":1}' % e.event_id.encode()
-        ),
+        document=document,
         key=b"k",
     )
     assert leaf_hash(data) == stored[0]
+    # the content is HMAC-SHA256 under the stream's key, in hex (spelled out with the
+    # standard library's HMAC object, not the one-shot call the log uses)
+    keyed = hmac.new(b"k", document, hashlib.sha256).hexdigest()
+    assert orjson.loads(data)["content"] == keyed
     assert orjson.loads(data)["recorded_at"] == micros(e.recorded_at)
     assert set(orjson.loads(data)) == {"content", "position", "recorded_at", "stream_id", "version"}
 
