@@ -15,6 +15,7 @@ secret is revealed.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -53,7 +54,7 @@ def leaf_data(
     key: bytes,
 ) -> bytes:
     """The bytes a leaf hashes (after the 0x00 prefix)."""
-    content = hmac.digest(key, document, "sha256").hex()  # OpenSSL's one-shot HMAC
+    content = hmac.new(key, document, hashlib.sha256).hexdigest()
     return orjson.dumps(
         {
             "content": content,
