@@ -89,7 +89,7 @@ def create_app(settings: Settings, store: EventStore | None = None) -> Litestar:
                 await services.scheduler.stop()
             await services.ownership.stop()
             # the appends handed over so far are finished before the store closes
-            await asyncio.to_thread(services.games.commands.handoff.close)
+            await asyncio.to_thread(services.games.close)
             await services.push.aclose()
             if buckets is not None:
                 await buckets.close()

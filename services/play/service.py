@@ -192,6 +192,11 @@ class GameService:
         """Bring the games index up to the feed's head (blocking); the position reached."""
         return self.projector.catch_up()
 
+    def close(self) -> None:
+        """Finish the commands' work already handed to their threads (blocking): call it
+        before the store closes, so no action handed over meets a closed store."""
+        self.commands.handoff.close()
+
     def _row(self, game_id: str) -> GameRow | None:
         # The feed watcher folds other processes' starts and ends into the index before it
         # tells this process of them (so a cached info it drops is re-read as it now is); a
