@@ -77,8 +77,8 @@ def test_leaves_cover_every_event_in_position_order(store: EventStore) -> None:
         key=b"k",
     )
     assert leaf_hash(data) == stored[0]
-    # the content is HMAC-SHA256 under the stream's key, in hex (spelled out with the
-    # standard library's HMAC object, not the one-shot call the log uses)
+    # the content is HMAC-SHA256 under the stream's key, in hex (spelled out here, not
+    # taken from leaf_data, so a change of the keyed hash fails this test)
     keyed = hmac.new(b"k", document, hashlib.sha256).hexdigest()
     assert orjson.loads(data)["content"] == keyed
     assert orjson.loads(data)["recorded_at"] == micros(e.recorded_at)

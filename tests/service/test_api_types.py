@@ -138,7 +138,7 @@ def test_finished_games_answer_exactly(make_settings: SettingsFactory) -> None:
         assert king["king"] is not None and king["phase"] == "over"
         # Every public message type but a redeal's, which test_a_redeal_game_answers_exactly
         # covers: these games' seeds are random, and a house bot may ask for a redeal when a
-        # weak hand happens to be dealt (seen once in about a hundred runs).
+        # weak hand happens to be dealt (seen once, in a run of the whole suite).
         assert seen - {"redeal_asked"} == set(_tags(PublicGameMessage)) - {"redeal_asked"}
 
 
