@@ -78,6 +78,22 @@ def stream_id(game_id: str) -> str:
     return STREAM_PREFIX + game_id
 
 
+def _decide_all(
+    state: GameState, commands: Sequence[Command]
+) -> tuple[list[Event], GameState] | Violation:
+    """The events of `commands` decided in turn, and the state they leave; or the first
+    refusal."""
+    events: list[Event] = []
+    for command in commands:
+        decided = decide(state, command)
+        if isinstance(decided, Violation):
+            return decided
+        for e in decided:
+            state = apply(state, e)
+        events += decided
+    return events, state
+
+
 def to_new_event(event: Event) -> NewEvent:
     return NewEvent(type=event.TYPE, payload=to_payload(event))
 
@@ -271,13 +287,18 @@ class GameRepository:
     def execute(
         self,
         game_id: str,
-        command: Command,
+        command: Command | Sequence[Command],
         known_version: int | None = None,
         *,
         at_version: int | None = None,
         fence: Lease | None = None,
     ) -> Outcome:
         """Decide `command` on the latest state and append its events (retrying on conflict).
+
+        A sequence of commands is decided in turn, each on the state the one before left, and
+        appended as one: all or nothing (a refusal of any of them appends none). A strike and
+        its default move go this way, so no reader and no crash ever finds one without the
+        other.
 
         After the command, what the game does by itself follows in the same append: the next
         hands are dealt from the sealed seed, and the seed is revealed when the game ends.
@@ -290,6 +311,7 @@ class GameRepository:
         is decided again on the newer state (`Outcome.stale`), so nothing is ever done twice.
         `fence`: append only while this owner's lease is held (`LeaseLost` otherwise).
         """
+        commands = tuple(command) if isinstance(command, Sequence) else (command,)
         for attempt in range(MAX_RETRIES):
             cached = self._cached_at(game_id, known_version) if attempt == 0 else None
             state = cached if cached is not None else self.load(game_id)
@@ -297,14 +319,12 @@ class GameRepository:
                 if cached is not None:
                     continue  # the cache may lag: judge staleness on the stored state
                 return Outcome(state, (), (), stale=True)
-            decided = decide(state, command)
-            if isinstance(decided, Violation):
+            done = _decide_all(state, commands)
+            if isinstance(done, Violation):
                 if cached is not None:
                     continue  # a refusal is judged on the stored state, never on the cache
-                return Outcome(state, (), (), decided)
-            new_state = state
-            for e in decided:
-                new_state = apply(new_state, e)
+                return Outcome(state, (), (), done)
+            decided, new_state = done
             more, new_state = self._follow_up(new_state, None, game_id)
             events = (*decided, *more)
             try:

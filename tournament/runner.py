@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from domain.game import Abandon, GameState, Phase, RecordStrike, Substitute
+from domain.game import Abandon, Command, GameState, Phase, RecordStrike, Substitute
 from domain.playout import Policy
 from domain.rules import Rules
 from domain.view import seat_view
@@ -455,15 +455,18 @@ class TournamentRunner:
     def _strike(
         self, game_id: str, seat: int, house: str, reason: str, policies: dict[int, Policy]
     ) -> GameState:
-        game = self.games.execute(game_id, RecordStrike(seat, reason[:200])).state
-        if game.strikes[seat] >= MAX_STRIKES:
-            self.games.execute(game_id, Abandon(seat, "too many strikes"))
-            game = self.games.execute(game_id, Substitute(seat, f"house:{house}")).state
-            policies.pop(seat, None)
-        legal = seat_view(game, seat).legal
-        if not legal:  # another runner moved meanwhile
+        """The strike, the forfeit at the limit, and the first legal move for the seat: one
+        append, so the stream never holds a strike without what follows it."""
+        game = self.games.load(game_id)
+        if game.to_move != seat:  # another runner moved meanwhile
             return game
-        return self.games.execute(game_id, legal[0].command(seat)).state
+        commands: list[Command] = [RecordStrike(seat, reason[:200])]
+        if game.strikes[seat] + 1 >= MAX_STRIKES:
+            commands += [Abandon(seat, "too many strikes"), Substitute(seat, f"house:{house}")]
+            policies.pop(seat, None)
+        commands.append(seat_view(game, seat).legal[0].command(seat))
+        outcome = self.games.execute(game_id, commands, at_version=game.version)
+        return self.games.load(game_id) if outcome.stale else outcome.state
 
 
 def _recorded(round_no: int, table: dict[str, Any], game: GameState) -> GameRecorded:

@@ -110,7 +110,7 @@ class GameCommands:
     async def _execute(
         self,
         game_id: str,
-        command: Command,
+        command: Command | list[Command],
         *,
         at_version: int | None = None,
         fence: Lease | None = None,
@@ -237,17 +237,32 @@ class GameCommands:
         detail: str,
         fence: Lease | None = None,
     ) -> StrikeInfo | None:
-        """Record a strike; forfeit at the limit, else play the default move (lock held).
+        """Record a strike with what follows it: at the limit the seat's forfeit to a house
+        bot, else the default move (lock held).
 
-        Every step is decided at the version the step before left, so a move landing in
-        between (a late action, another process) makes the rest stale instead of doubling a
-        strike or playing for a seat that has moved. None: the strike itself was stale."""
-        outcome = await self._execute(
-            game_id, RecordStrike(seat, reason), at_version=state.version, fence=fence
-        )
+        All of it is one append decided at `state`'s version: a move landing in between (a
+        late action, another process) makes it stale instead of doubling a strike or playing
+        for a seat that has moved, and no reader or crash ever sees a strike without its
+        sequel. None: the strike was stale."""
+        count = state.strikes[seat] + 1
+        substitute = house_owner(self.settings.house_strategy)
+        forfeit = count >= self.settings.max_strikes
+        strike = RecordStrike(seat, reason)
+        action: Action | None = None
+        if forfeit:
+            commands: list[Command] = [
+                strike,
+                Abandon(seat, "strikes"),
+                Substitute(seat, substitute),
+            ]
+        else:
+            # The strike changes nothing a bot decides on: choose on the state before it.
+            view = seat_view(state, seat)
+            action = await asyncio.to_thread(self.house.choose, game_id, seat, substitute, view)
+            commands = [strike, action.command(seat)]
+        outcome = await self._execute(game_id, commands, at_version=state.version, fence=fence)
         if outcome.stale or outcome.violation is not None:
             return None
-        count = outcome.state.strikes[seat]
         self.metrics.strikes.labels(reason).inc()
         player = state.occupants[seat][-1]
         log.warning(
@@ -259,31 +274,11 @@ class GameCommands:
             detail=detail,
             count=count,
         )
-        substitute = house_owner(self.settings.house_strategy)
-        if count >= self.settings.max_strikes:
-            gone = await self._execute(
-                game_id,
-                Abandon(seat, "strikes"),
-                at_version=outcome.state.version,
-                fence=fence,
-            )
-            if not gone.stale:
-                await self._execute(
-                    game_id,
-                    Substitute(seat, substitute),
-                    at_version=gone.state.version,
-                    fence=fence,
-                )
+        if forfeit:
             self.metrics.forfeits.inc()
             log.warning("forfeit", game_id=game_id, seat=seat, player=player, substitute=substitute)
             return StrikeInfo(seat, reason, count, True, None)
-        view = seat_view(outcome.state, seat)
-        action = await asyncio.to_thread(self.house.choose, game_id, seat, substitute, view)
-        at = outcome.state.version
-        done = await self._execute(game_id, action.command(seat), at_version=at, fence=fence)
-        if done.violation is not None:  # cannot happen with a legal action; be safe anyway
-            action = view.legal[0]
-            await self._execute(game_id, action.command(seat), at_version=at, fence=fence)
+        assert action is not None
         return StrikeInfo(seat, reason, count, False, action.to_dict())
 
     async def house_action(self, game_id: str, state: GameState, seat: int, owner: str) -> Action:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import random
+import tempfile
 import threading
 
 import orjson
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from domain.game import Phase
+from domain.game import Command, GameState, Phase, RecordStrike, apply, decide
 from domain.record import check_record, to_record
 from domain.view import seat_view
+from domain.violations import Violation
 from eventstore import EventStore
 from tournament.games import GameExists, GameNotFound, GameRepository, stream_id
 
@@ -73,6 +77,90 @@ def test_refused_actions_append_nothing(repo: GameRepository) -> None:
     assert not outcome.ok and outcome.violation is not None
     assert outcome.violation.code == "not_your_turn"
     assert repo.store.stream_version(stream_id("g3")) == state.version
+
+
+def test_a_sequence_of_commands_is_one_append_or_none(
+    repo: GameRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A strike and its default move go to the store in one append; when any command of a
+    sequence is refused, none of it is written; a stale sequence writes nothing either."""
+    state = repo.create("s1", PLAYERS)
+    seat = state.to_move
+    assert seat is not None
+    appends: list[list[str]] = []
+    append = repo.store.append
+    monkeypatch.setattr(
+        repo.store,
+        "append",
+        lambda sid, events, *a, **kw: (
+            appends.append([e.type for e in events]) or append(sid, events, *a, **kw)
+        ),
+    )
+    move = seat_view(state, seat).legal[0].command(seat)
+    wrong = seat_view(state, seat).legal[0].command((seat + 1) % 4)
+
+    refused = repo.execute("s1", [RecordStrike(seat, "timeout"), wrong])
+    assert refused.violation is not None and refused.violation.code == "not_your_turn"
+    assert appends == [] and repo.load("s1") == state
+
+    stale = repo.execute("s1", [RecordStrike(seat, "timeout"), move], at_version=state.version - 1)
+    assert stale.stale and appends == [] and repo.load("s1") == state
+
+    done = repo.execute("s1", [RecordStrike(seat, "timeout"), move], at_version=state.version)
+    assert done.ok and len(appends) == 1
+    assert appends[0][:2] == ["strike_recorded", done.events[1].TYPE]
+    assert done.state.strikes[seat] == 1 and done.state.version == state.version + 2
+    assert repo.load("s1") == done.state
+
+
+def _plan(state: GameState, rng: random.Random, most: int) -> tuple[list[Command], GameState]:
+    """Up to `most` random legal moves from `state`, decided locally, stopping where the
+    game's own next step (a deal, the seed) must come first."""
+    commands: list[Command] = []
+    while len(commands) < most and state.to_move is not None:
+        seat = state.to_move
+        command = rng.choice(seat_view(state, seat).legal).command(seat)
+        events = decide(state, command)
+        assert not isinstance(events, Violation)
+        for e in events:
+            state = apply(state, e)
+        commands.append(command)
+    return commands, state
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), sizes=st.lists(st.integers(1, 4), min_size=8, max_size=30))
+def test_commands_in_sequences_store_what_they_store_one_by_one(
+    seed: int, sizes: list[int]
+) -> None:
+    """Whatever the grouping, a game played in sequences of commands stores the same events
+    and reaches the same state as the same commands sent one at a time."""
+    rng = random.Random(seed)
+    server_seed = rng.randbytes(32)
+    with tempfile.TemporaryDirectory() as tmp:
+        stores = [EventStore.open(f"sqlite:///{tmp}/{name}.db") for name in ("seq", "one")]
+        try:
+            grouped, single = (GameRepository(s) for s in stores)
+            state = grouped.create("p", PLAYERS, server_seed=server_seed)
+            assert single.create("p", PLAYERS, server_seed=server_seed) == state
+            for size in sizes:
+                commands, _ = _plan(state, rng, size)
+                if not commands:
+                    break
+                outcome = grouped.execute("p", commands, at_version=state.version)
+                assert outcome.ok, outcome.violation
+                for command in commands:
+                    assert single.execute("p", command).ok
+                state = outcome.state
+                assert single.load("p") == state
+            ours, theirs = (
+                [(r.version, r.type, r.payload) for r in repo.events("p")]
+                for repo in (grouped, single)
+            )
+            assert ours == theirs
+        finally:
+            for s in stores:
+                s.close()
 
 
 def test_a_known_version_decides_on_the_cache_and_a_stale_cache_is_never_trusted(
