@@ -33,7 +33,10 @@ from domain.shuffle import deal_hands
 from domain.violations import Violation
 from eventstore import (
     NO_STREAM,
+    AppendRequest,
+    ConflictError,
     EventStore,
+    InvalidEventError,
     Lease,
     NewEvent,
     RecordedEvent,
@@ -100,6 +103,17 @@ def to_new_event(event: Event) -> NewEvent:
 
 def to_domain_event(recorded: RecordedEvent) -> Event:
     return from_payload(recorded.type, recorded.payload)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One game's command(s) for `GameRepository.execute_group`, with `execute`'s
+    `known_version` and `at_version`."""
+
+    game_id: str
+    commands: Command | Sequence[Command]
+    known_version: int | None = None
+    at_version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +353,76 @@ class GameRepository:
             self._remember(game_id, new_state)
             return Outcome(new_state, events, tuple(recorded))
         raise GameBusy(f"game {game_id!r} kept changing under {MAX_RETRIES} attempts")
+
+    def execute_group(self, requests: Sequence[Request]) -> list[Outcome | Exception]:
+        """Several games' commands, their appends committed together: one transaction, so one
+        flush to disk for all (a group commit), where one `execute` each would flush each.
+
+        Each request's outcome is what `execute` would give it, at the same place in the list
+        (or the exception it raised). Requests decided on the cached state go in the group;
+        the rest (no cached state at the known version, a refusal, which is judged on the
+        stored state) go through `execute` one by one. When the group cannot be written as one
+        (a conflict: another writer moved a game), nothing of it is, and each of its requests
+        goes through `execute` too, which decides again on what is stored. The caller must
+        not put two requests of one game in a group (the service's per-game lock sees to it).
+        Unfenced only: a fenced append checks its lease in its own transaction."""
+        results: list[Outcome | Exception | None] = [None] * len(requests)
+        grouped: list[tuple[int, GameState, tuple[Event, ...]]] = []
+        appends: list[AppendRequest] = []
+        for i, request in enumerate(requests):
+            planned = self._plan(request)
+            if planned is None:
+                continue
+            state, events, new_state = planned
+            grouped.append((i, new_state, events))
+            appends.append(
+                AppendRequest(
+                    stream_id(request.game_id), [to_new_event(e) for e in events], state.version
+                )
+            )
+        if appends:
+            try:
+                recorded = self.store.append_many(appends)
+            except (ConflictError, InvalidEventError):
+                pass  # nothing was written: each goes alone below, deciding on what is stored
+            except Exception as exc:  # written or not, nobody knows: each is told, as alone
+                for i, _, _ in grouped:
+                    results[i] = exc
+            else:
+                for (i, new_state, events), done in zip(grouped, recorded, strict=True):
+                    self._remember(requests[i].game_id, new_state)
+                    results[i] = Outcome(new_state, events, tuple(done))
+        for i, request in enumerate(requests):
+            if results[i] is not None:
+                continue
+            try:
+                results[i] = self.execute(
+                    request.game_id,
+                    request.commands,
+                    request.known_version,
+                    at_version=request.at_version,
+                )
+            except Exception as exc:  # the request's own failure, not the group's
+                results[i] = exc
+        return [r for r in results if r is not None]  # (all of them: each was given one)
+
+    def _plan(self, request: Request) -> tuple[GameState, tuple[Event, ...], GameState] | None:
+        """The state a request is decided on, its events and the state they leave, when it
+        can be decided on the cache and is taken there; None when it must go by `execute`."""
+        state = self._cached_at(request.game_id, request.known_version)
+        if state is None:
+            return None
+        if request.at_version is not None and state.version != request.at_version:
+            return None  # stale, or a lagging cache: judged on the stored state
+        commands = request.commands
+        done = _decide_all(
+            state, tuple(commands) if isinstance(commands, Sequence) else (commands,)
+        )
+        if isinstance(done, Violation):
+            return None  # a refusal is judged on the stored state, never on the cache
+        decided, new_state = done
+        more, new_state = self._follow_up(new_state, None, request.game_id)
+        return state, (*decided, *more), new_state
 
     def _follow_up(
         self, state: GameState, seed: bytes | None, game_id: str | None = None

@@ -2,9 +2,10 @@
 
 Every write goes through `GameRepository.execute`, one command at a time per game (an asyncio
 lock per game in this process), so a late action and the driver's default move never both
-land; across processes the owner's lease fences the driver's writes. The repository's work
-(the store, the rules core) runs on the commands' own threads (`handoff`), called from here
-and nowhere deeper: the threads never call back into the event loop.
+land; across processes the owner's lease fences the driver's writes. On SQLite the unfenced
+writes of different games that wait together are committed together (`execute_group`). The
+repository's work (the store, the rules core) runs on the commands' own threads (`handoff`),
+called from here and nowhere deeper: the threads never call back into the event loop.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from services.play.handoff import Handoff
 from services.play.house import HouseBots, house_owner, is_house
 from services.play.live import LiveGames
 from services.settings import Settings
-from tournament.games import GameRepository, Outcome
+from tournament.games import GameRepository, Outcome, Request
 
 # Strike reasons as stored (public): never a card, never a bot's reply.
 TIMEOUT = "timeout"
@@ -117,9 +118,17 @@ class GameCommands:
     ) -> Outcome:
         start = time.perf_counter()
         known = self.live.version(game_id) or None
-        outcome = await self.handoff.run(
-            partial(self.repo.execute, game_id, command, known, at_version=at_version, fence=fence)
-        )
+        if fence is None and self.handoff.group is not None:
+            # Committed with the other games' appends waiting beside it (group commit).
+            done = await self.handoff.run_grouped(Request(game_id, command, known, at_version))
+            assert isinstance(done, Outcome)  # (an exception was raised here instead)
+            outcome = done
+        else:
+            outcome = await self.handoff.run(
+                partial(
+                    self.repo.execute, game_id, command, known, at_version=at_version, fence=fence
+                )
+            )
         self.metrics.action_seconds.observe(time.perf_counter() - start)
         if outcome.events:
             self.metrics.appends.inc(len(outcome.events))

@@ -12,6 +12,12 @@ back with one `call_soon_threadsafe`.
 
 As with `to_thread`, a caller that is cancelled does not stop a call already handed over: the
 call runs to its end, and its result is dropped.
+
+A hand-over made with a `group` function also takes items (`run_grouped`): a thread that picks
+one up takes every item already waiting behind it as well, up to `most`, and gives them all
+to `group` in one call. The commands use it on SQLite for group commit: the appends of every
+action that queued while the thread was busy share one transaction, so one flush to disk,
+and each caller still has its answer only once its events are committed.
 """
 
 from __future__ import annotations
@@ -26,9 +32,9 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_Job = tuple[
-    asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Callable[[], Any]
-]
+# (loop, future, context, then a call, or an item for the group function)
+_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Any, bool]
+_Group = Callable[[list[Any]], list[Any]]
 
 
 def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
@@ -40,31 +46,90 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
         future.set_exception(value)
 
 
+def _settle_all(settled: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    for future, ok, value in settled:
+        _settle(future, ok, value)
+
+
+def _give_back(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: Any) -> None:
+    # (a loop that has closed meanwhile leaves nobody awaiting the result)
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback, *args)
+
+
+def _run_one(job: _Job) -> None:
+    loop, future, context, call, _ = job
+    try:
+        outcome: tuple[bool, Any] = (True, context.run(call))
+    except BaseException as exc:  # the caller's to raise, as with to_thread
+        outcome = (False, exc)
+    _give_back(loop, _settle, future, *outcome)
+
+
+def _run_group(jobs: list[_Job], group: _Group) -> None:
+    """`group` over the jobs' items, in the first one's context; a result that is an
+    exception is raised in its own caller, and one that `group` raises in every caller."""
+    items = [job[3] for job in jobs]
+    try:
+        results: list[tuple[bool, Any]] = [
+            (not isinstance(r, BaseException), r) for r in jobs[0][2].run(group, items)
+        ]
+        if len(results) != len(jobs):
+            raise RuntimeError(f"a group of {len(jobs)} gave {len(results)} results")
+    except BaseException as exc:
+        results = [(False, exc)] * len(jobs)
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+    for job, (ok, value) in zip(jobs, results, strict=True):
+        by_loop.setdefault(job[0], []).append((job[1], ok, value))
+    for loop, settled in by_loop.items():  # one wake-up of the loop for the whole group
+        _give_back(loop, _settle_all, settled)
+
+
 class Handoff:
     """`await handoff.run(call)`: `call()` on one of `threads` threads, its result (or its
-    exception) back in the awaiting task. The threads start on the first call."""
+    exception) back in the awaiting task. With a `group` function, `await
+    handoff.run_grouped(item)`: the item's result from `group(items)`, called with the items
+    waiting together (at most `most`). The threads start on the first call."""
 
-    def __init__(self, threads: int, name: str) -> None:
+    def __init__(
+        self, threads: int, name: str, group: _Group | None = None, most: int = 64
+    ) -> None:
         if threads < 1:
             raise ValueError("a hand-over needs at least one thread")
+        if most < 1:
+            raise ValueError("a group holds at least one item")
         self.size = threads
         self.name = name
+        self.group = group
+        self.most = most
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
 
     async def run(self, call: Callable[[], T]) -> T:
+        result: T = await self._hand(call, False)
+        return result
+
+    async def run_grouped(self, item: Any) -> Any:
+        if self.group is None:
+            raise RuntimeError(f"the hand-over {self.name!r} has no group function")
+        return await self._hand(item, True)
+
+    async def _hand(self, what: Any, grouped: bool) -> Any:
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
+        future: asyncio.Future[Any] = loop.create_future()
         if not self._threads:
             self._start()
         # (the context travels as to_thread's does: log lines bound to the request keep it)
-        self._jobs.put((loop, future, contextvars.copy_context(), call))
+        self._jobs.put((loop, future, contextvars.copy_context(), what, grouped))
         return await future
 
     def _start(self) -> None:
         self._threads = [
             threading.Thread(
-                target=self._work, args=(self._jobs,), name=f"{self.name}-{i}", daemon=True
+                target=self._work,
+                args=(self._jobs, self.group, self.most),
+                name=f"{self.name}-{i}",
+                daemon=True,
             )
             for i in range(self.size)
         ]
@@ -72,17 +137,32 @@ class Handoff:
             thread.start()
 
     @staticmethod
-    def _work(jobs: queue.SimpleQueue[_Job | None]) -> None:
+    def _work(jobs: queue.SimpleQueue[_Job | None], group: _Group | None, most: int) -> None:
         while (job := jobs.get()) is not None:
-            loop, future, context, call = job
-            try:
-                outcome: tuple[bool, Any] = (True, context.run(call))
-            except BaseException as exc:  # the caller's to raise, as with to_thread
-                outcome = (False, exc)
-            # (a loop that has closed meanwhile leaves nobody awaiting the result)
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_settle, future, *outcome)
-            del job, future, outcome  # (a result is not kept alive until the next call)
+            if not job[4] or group is None:
+                _run_one(job)
+                del job  # (a result is not kept alive until the next call)
+                continue
+            # Take the items already waiting: calls met on the way run after the group, and
+            # this thread's stop after both.
+            batch: list[_Job] = [job]
+            calls: list[_Job] = []
+            stop = False
+            while len(batch) < most:
+                try:
+                    waiting = jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if waiting is None:
+                    stop = True
+                    break
+                (batch if waiting[4] else calls).append(waiting)
+            _run_group(batch, group)
+            for call in calls:
+                _run_one(call)
+            del job, batch, calls
+            if stop:
+                return
 
     def close(self, timeout: float = 30.0) -> None:
         """Finish the calls handed over so far, then stop the threads (blocking: the service
