@@ -208,6 +208,12 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self.commit_group = Histogram(
+            "king_commit_group_actions",
+            "Actions whose appends were committed together (SQLite's group commit)",
+            buckets=(1, 2, 4, 8, 16, 32, 64),
+            registry=r,
+        )
         self.strikes = Counter(
             "king_strikes_total", "Strikes recorded, by reason", ["reason"], registry=r
         )

@@ -45,7 +45,14 @@ from services.play.live import LiveGames
 from services.projections import games_projector, open_table, table_event
 from services.settings import Settings
 from services.wakeup import Wakeup
-from tournament.games import GameExists, GameNotFound, GameRepository, stream_id
+from tournament.games import (
+    GameExists,
+    GameNotFound,
+    GameRepository,
+    Outcome,
+    Request,
+    stream_id,
+)
 
 __all__ = [
     "BAD_REPLY",
@@ -144,7 +151,7 @@ class GameService:
         # games' appends overlap their round trips.
         sqlite = repo.store.backend == "sqlite"
         handoff = (
-            Handoff(1, "king-commands", group=repo.execute_group)
+            Handoff(1, "king-commands", group=self._commit_group)
             if sqlite
             else Handoff(COMMAND_THREADS, "king-commands")
         )
@@ -159,6 +166,11 @@ class GameService:
         # and before each read of the index, so it answers with every write committed so far.
         self.projector = games_projector(repo.store)
         self.projector.listeners.append(self._changed)
+
+    def _commit_group(self, requests: list[Request]) -> list[Outcome | Exception]:
+        """The commands' group commit (on their thread), its size counted."""
+        self.metrics.commit_group.observe(len(requests))
+        return self.repo.execute_group(requests)
 
     def _decision_seconds(self, game_id: str) -> float:
         info = self._infos.get(game_id)

@@ -16,8 +16,15 @@ from domain.game import Command, GameState, Phase, RecordStrike, apply, decide
 from domain.record import check_record, to_record
 from domain.view import seat_view
 from domain.violations import Violation
-from eventstore import EventStore
-from tournament.games import GameExists, GameNotFound, GameRepository, stream_id
+from eventstore import EventStore, StoreUnavailable
+from tournament.games import (
+    GameExists,
+    GameNotFound,
+    GameRepository,
+    Outcome,
+    Request,
+    stream_id,
+)
 
 PLAYERS = ("ada", "bora", "cem", "deniz")
 
@@ -247,3 +254,133 @@ def test_a_changed_card_breaks_the_chain_and_the_audit_names_it(repo: GameReposi
     assert not audit.ok
     assert audit.chain.version == target.version
     assert audit.replay.finding is not None and audit.replay.finding.version <= target.version + 4
+
+
+GAMES = ("ga", "gb", "gc", "gd")
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    picks=st.lists(st.sets(st.sampled_from(GAMES), min_size=1), min_size=5, max_size=40),
+)
+def test_a_group_of_games_commands_stores_what_they_store_one_by_one(
+    seed: int, picks: list[set[str]]
+) -> None:
+    """Group commit: whatever games are grouped, each game's events, states and outcomes are
+    what the same commands give one at a time; a group of two or more is one append."""
+    rng = random.Random(seed)
+    seeds = {g: rng.randbytes(32) for g in GAMES}
+    with tempfile.TemporaryDirectory() as tmp:
+        stores = [EventStore.open(f"sqlite:///{tmp}/{name}.db") for name in ("group", "one")]
+        try:
+            grouped, single = (GameRepository(s) for s in stores)
+            states = {}
+            for g in GAMES:
+                states[g] = grouped.create(g, PLAYERS, server_seed=seeds[g])
+                single.create(g, PLAYERS, server_seed=seeds[g])
+            many = 0
+            append_many = grouped.store.append_many
+
+            def counted(requests):  # type: ignore[no-untyped-def]
+                nonlocal many
+                many += 1
+                return append_many(requests)
+
+            grouped.store.append_many = counted  # type: ignore[method-assign]
+            for pick in picks:
+                requests = []
+                for g in sorted(pick):
+                    state = states[g]
+                    if state.to_move is None:
+                        continue
+                    action = rng.choice(seat_view(state, state.to_move).legal)
+                    requests.append(Request(g, action.command(state.to_move), state.version))
+                before = many
+                outcomes = grouped.execute_group(requests)
+                assert many - before == (1 if requests else 0)  # one append a group
+                for request, outcome in zip(requests, outcomes, strict=True):
+                    assert isinstance(outcome, Outcome) and outcome.ok, outcome
+                    assert [(r.stream_id, r.type) for r in outcome.recorded] == [
+                        (stream_id(request.game_id), e.TYPE) for e in outcome.events
+                    ]
+                    assert outcome.recorded[-1].version == outcome.state.version
+                    alone = single.execute(request.game_id, request.commands)
+                    assert alone.ok and alone.events == outcome.events
+                    assert alone.state == outcome.state
+                    states[request.game_id] = outcome.state
+            for g in GAMES:
+                ours, theirs = (
+                    [(r.version, r.type, r.payload) for r in repo.events(g)]
+                    for repo in (grouped, single)
+                )
+                assert ours == theirs
+                assert GameRepository(grouped.store).load(g) == states[g]
+        finally:
+            for s in stores:
+                s.close()
+
+
+def _next(state: GameState, pick: int = 0) -> Command:
+    seat = state.to_move
+    assert seat is not None
+    return seat_view(state, seat).legal[pick].command(seat)
+
+
+def test_a_group_with_a_conflict_writes_nothing_together_and_each_goes_alone(
+    repo: GameRepository,
+) -> None:
+    """Another writer moved one game behind the cache: the group's append conflicts and
+    writes nothing; each request then goes through `execute` on what is stored, so the other
+    game's move lands and the stale one is stale, as it would be alone."""
+    a, b = repo.create("ca", PLAYERS), repo.create("cb", PLAYERS)
+    other = GameRepository(repo.store)
+    moved = other.execute("cb", _next(other.load("cb")))
+    assert moved.ok
+    outcomes = repo.execute_group(
+        [
+            Request("ca", _next(a), a.version, at_version=a.version),
+            Request("cb", _next(b), b.version, at_version=b.version),  # b's cache is behind
+        ]
+    )
+    first, second = outcomes
+    assert isinstance(first, Outcome) and first.ok and first.state.version > a.version
+    assert isinstance(second, Outcome) and second.stale and not second.events
+    assert repo.load("cb") == moved.state  # the other writer's move, and nothing more
+    assert repo.load("ca") == first.state
+
+
+def test_a_refusal_in_a_group_is_judged_alone_and_the_rest_is_written(
+    repo: GameRepository,
+) -> None:
+    a, b = repo.create("ra", PLAYERS), repo.create("rb", PLAYERS)
+    seat = b.to_move
+    assert seat is not None
+    wrong = seat_view(b, seat).legal[0].command((seat + 1) % 4)
+    first, second = repo.execute_group(
+        [Request("ra", _next(a), a.version), Request("rb", wrong, b.version)]
+    )
+    assert isinstance(first, Outcome) and first.ok
+    assert isinstance(second, Outcome) and second.violation is not None
+    assert second.violation.code == "not_your_turn"
+    assert repo.store.stream_version(stream_id("rb")) == b.version
+    assert repo.load("ra") == first.state
+
+
+def test_a_group_whose_write_fails_tells_each_of_its_callers(
+    repo: GameRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure that may or may not have written (the database gone) is not retried: each
+    request of the group gets it, as a lone `execute` would raise it."""
+    a, b = repo.create("fa", PLAYERS), repo.create("fb", PLAYERS)
+
+    def gone(requests: object) -> None:
+        raise StoreUnavailable("the database went away")
+
+    monkeypatch.setattr(repo.store, "append_many", gone)
+    outcomes = repo.execute_group(
+        [Request("fa", _next(a), a.version), Request("fb", _next(b), b.version)]
+    )
+    assert all(isinstance(o, StoreUnavailable) for o in outcomes), outcomes
+    monkeypatch.undo()
+    assert repo.load("fa") == a and repo.load("fb") == b

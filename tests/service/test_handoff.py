@@ -8,6 +8,7 @@ import asyncio
 import contextvars
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -152,3 +153,96 @@ def test_close_finishes_what_was_handed_over_and_a_later_call_starts_again() -> 
 def test_a_handoff_has_at_least_one_thread() -> None:
     with pytest.raises(ValueError, match="at least one thread"):
         Handoff(0, "test-commands")
+
+
+def doubled_group(calls: list[list[int]]) -> Callable[[list[int]], list[object]]:
+    """A group function that records each group and answers each item (negative: refused)."""
+
+    def group(items: list[int]) -> list[object]:
+        calls.append(list(items))
+        return [Refused(v) if v < 0 else v * 2 for v in items]
+
+    return group
+
+
+def test_items_waiting_together_are_given_to_the_group_function_in_one_call() -> None:
+    """While the thread is busy, items queue; the next pick takes all of them at once (up to
+    `most`), in the order handed over, and calls handed over between them run after."""
+    groups: list[list[int]] = []
+    handoff = Handoff(1, "test-commands", group=doubled_group(groups), most=4)
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def main() -> list[object]:
+        busy = asyncio.ensure_future(handoff.run(gate.wait))  # holds the thread
+        await asyncio.sleep(0.05)
+        tasks = [asyncio.ensure_future(handoff.run_grouped(v)) for v in (1, 2, 3)]
+        tasks.append(asyncio.ensure_future(handoff.run(lambda: order.append("call"))))
+        tasks += [asyncio.ensure_future(handoff.run_grouped(v)) for v in (4, 5, 6)]
+        await asyncio.sleep(0.05)  # every item is queued behind the busy thread
+        gate.set()
+        await busy
+        return list(await asyncio.gather(*tasks))
+
+    try:
+        got = asyncio.run(main())
+    finally:
+        handoff.close()
+    assert got == [2, 4, 6, None, 8, 10, 12]
+    assert groups == [[1, 2, 3, 4], [5, 6]]  # `most` items a group, in order
+    assert order == ["call"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-5, 50), max_size=40), st.integers(1, 8))
+def test_every_grouped_caller_gets_its_own_items_outcome(values: list[int], most: int) -> None:
+    groups: list[list[int]] = []
+    handoff = Handoff(1, "test-commands", group=doubled_group(groups), most=most)
+
+    async def one(value: int) -> object:
+        try:
+            return await handoff.run_grouped(value)
+        except Refused as exc:
+            return ("refused", exc.args[0])
+
+    async def main() -> list[object]:
+        return list(await asyncio.gather(*(one(v) for v in values)))
+
+    try:
+        got = asyncio.run(main())
+    finally:
+        handoff.close()
+    assert got == [v * 2 if v >= 0 else ("refused", v) for v in values]
+    assert [v for g in groups for v in g] == values  # each item once, in order
+    assert all(1 <= len(g) <= most for g in groups)
+
+
+def test_a_group_function_that_fails_fails_every_caller_of_its_group() -> None:
+    def broken(items: list[int]) -> list[object]:
+        raise Refused(len(items))
+
+    def short(items: list[int]) -> list[object]:
+        return []  # fewer results than items: a bug, said to every caller
+
+    for group, kind in ((broken, Refused), (short, RuntimeError)):
+        handoff = Handoff(1, "test-commands", group=group)
+
+        async def main(handoff: Handoff) -> list[BaseException | None]:
+            results = await asyncio.gather(
+                *(handoff.run_grouped(v) for v in range(3)), return_exceptions=True
+            )
+            return [r if isinstance(r, BaseException) else None for r in results]
+
+        try:
+            errors = asyncio.run(main(handoff))
+        finally:
+            handoff.close()
+        assert all(isinstance(e, kind) for e in errors), errors
+
+
+def test_grouped_items_need_a_group_function() -> None:
+    handoff = Handoff(1, "test-commands")
+    with pytest.raises(RuntimeError, match="no group function"):
+        asyncio.run(handoff.run_grouped(1))
+    with pytest.raises(ValueError, match="at least one item"):
+        Handoff(1, "test-commands", group=lambda items: items, most=0)
