@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -79,6 +79,10 @@ class SeedMissing(RuntimeError):
 
 def stream_id(game_id: str) -> str:
     return STREAM_PREFIX + game_id
+
+
+def _commands(command: Command | Sequence[Command]) -> tuple[Command, ...]:
+    return tuple(command) if isinstance(command, Sequence) else (command,)
 
 
 def _decide_all(
@@ -325,7 +329,7 @@ class GameRepository:
         is decided again on the newer state (`Outcome.stale`), so nothing is ever done twice.
         `fence`: append only while this owner's lease is held (`LeaseLost` otherwise).
         """
-        commands = tuple(command) if isinstance(command, Sequence) else (command,)
+        commands = _commands(command)
         for attempt in range(MAX_RETRIES):
             cached = self._cached_at(game_id, known_version) if attempt == 0 else None
             state = cached if cached is not None else self.load(game_id)
@@ -363,14 +367,22 @@ class GameRepository:
         the rest (no cached state at the known version, a refusal, which is judged on the
         stored state) go through `execute` one by one. When the group cannot be written as one
         (a conflict: another writer moved a game), nothing of it is, and each of its requests
-        goes through `execute` too, which decides again on what is stored. The caller must
-        not put two requests of one game in a group (the service's per-game lock sees to it).
-        Unfenced only: a fenced append checks its lease in its own transaction."""
+        goes through `execute` too, which decides again on what is stored. A game with more
+        than one request here (a caller that gave up while its request waited, then sent
+        another) has them all go through `execute`, in their order. Unfenced only: a fenced
+        append checks its lease in its own transaction."""
         results: list[Outcome | Exception | None] = [None] * len(requests)
         grouped: list[tuple[int, GameState, tuple[Event, ...]]] = []
         appends: list[AppendRequest] = []
+        counts = Counter(r.game_id for r in requests)
         for i, request in enumerate(requests):
-            planned = self._plan(request)
+            if counts[request.game_id] > 1:
+                continue
+            try:
+                planned = self._plan(request)
+            except Exception as exc:  # a malformed command, a missing seed: its own failure
+                results[i] = exc
+                continue
             if planned is None:
                 continue
             state, events, new_state = planned
@@ -414,10 +426,7 @@ class GameRepository:
             return None
         if request.at_version is not None and state.version != request.at_version:
             return None  # stale, or a lagging cache: judged on the stored state
-        commands = request.commands
-        done = _decide_all(
-            state, tuple(commands) if isinstance(commands, Sequence) else (commands,)
-        )
+        done = _decide_all(state, _commands(request.commands))
         if isinstance(done, Violation):
             return None  # a refusal is judged on the stored state, never on the cache
         decided, new_state = done

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.game import Command, GameState, Phase, RecordStrike, apply, decide
+from domain.game import Command, CommandError, GameState, Phase, RecordStrike, apply, decide
 from domain.record import check_record, to_record
 from domain.view import seat_view
 from domain.violations import Violation
@@ -384,3 +384,25 @@ def test_a_group_whose_write_fails_tells_each_of_its_callers(
     assert all(isinstance(o, StoreUnavailable) for o in outcomes), outcomes
     monkeypatch.undo()
     assert repo.load("fa") == a and repo.load("fb") == b
+
+
+def test_a_malformed_command_fails_alone_and_two_requests_of_one_game_go_in_order(
+    repo: GameRepository,
+) -> None:
+    """A command the core cannot read raises for its own caller only; a game asked twice in
+    one group (a caller gave up, then asked again) has both requests decided one after the
+    other, the second on what the first left."""
+    a, b = repo.create("ma", PLAYERS), repo.create("mb", PLAYERS)
+    broken = RecordStrike(7, "timeout")  # no such seat
+    first = _next(b)
+    out = repo.execute_group(
+        [
+            Request("ma", broken, a.version),
+            Request("mb", first, b.version, at_version=b.version),
+            Request("mb", first, b.version, at_version=b.version),
+        ]
+    )
+    assert isinstance(out[0], CommandError)
+    assert isinstance(out[1], Outcome) and out[1].ok and out[1].state.version > b.version
+    assert isinstance(out[2], Outcome) and out[2].stale  # asked at the version the first left
+    assert repo.load("ma") == a and repo.load("mb") == out[1].state
