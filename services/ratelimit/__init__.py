@@ -2,12 +2,11 @@
 in this process's memory (memory.py) or in Redis for every process at once (redis.py).
 
 redis.py (and the Redis client, a tenth of a second of CPU to import) is loaded only when a
-Redis store is named: every `king serve` and CLI process imports this package.
+Redis store is named: every `king serve` and CLI process imports this package. So its
+`SharedBuckets` is imported from `services.ratelimit.redis`, never from here.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
 
 from services.ratelimit.buckets import Buckets, Limits
 from services.ratelimit.memory import MemoryBuckets
@@ -22,9 +21,6 @@ from services.ratelimit.middleware import (
 )
 from services.settings import Settings
 
-if TYPE_CHECKING:
-    from services.ratelimit.redis import SharedBuckets
-
 __all__ = [
     "EXEMPT_PREFIXES",
     "MAX_TOKEN_LENGTH",
@@ -33,7 +29,6 @@ __all__ = [
     "Limits",
     "MemoryBuckets",
     "SeenToken",
-    "SharedBuckets",
     "bearer_token",
     "make_buckets",
     "rate_limit_middleware",
@@ -63,12 +58,3 @@ def store_buckets(settings: Settings, limits: Limits, prefix: str = "") -> Bucke
         settings.rate_limit_prefix + prefix,
         settings.rate_limit_store_timeout,
     )
-
-
-def __getattr__(name: str) -> Any:
-    """`SharedBuckets`, imported on first use (see the module's docstring)."""
-    if name == "SharedBuckets":
-        from services.ratelimit.redis import SharedBuckets
-
-        return SharedBuckets
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

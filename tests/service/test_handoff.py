@@ -8,7 +8,7 @@ import asyncio
 import contextvars
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from hypothesis import given, settings
@@ -39,6 +39,27 @@ def test_a_call_runs_on_a_thread_of_its_own_and_its_result_comes_back() -> None:
     assert context == "r-1"  # the caller's context travelled with the call
 
 
+def gathered(
+    handoff: Handoff, values: list[int], hand: Callable[[int], Awaitable[object]]
+) -> list[object]:
+    """Every value handed over at once (`hand`), each caller's result or ("refused", v);
+    the hand-over closed after."""
+
+    async def one(value: int) -> object:
+        try:
+            return await hand(value)
+        except Refused as exc:
+            return ("refused", exc.args[0])
+
+    async def main() -> list[object]:
+        return list(await asyncio.gather(*(one(v) for v in values)))
+
+    try:
+        return asyncio.run(main())
+    finally:
+        handoff.close()
+
+
 def outcome_of(value: int) -> int:
     if value < 0:
         raise Refused(value)
@@ -49,20 +70,7 @@ def outcome_of(value: int) -> int:
 @given(st.lists(st.integers(-5, 50), max_size=30), st.integers(1, 4))
 def test_every_caller_gets_its_own_calls_outcome(values: list[int], threads: int) -> None:
     handoff = Handoff(threads, "test-commands")
-
-    async def one(value: int) -> object:
-        try:
-            return await handoff.run(lambda: outcome_of(value))
-        except Refused as exc:
-            return ("refused", exc.args[0])
-
-    async def main() -> list[object]:
-        return list(await asyncio.gather(*(one(v) for v in values)))
-
-    try:
-        got = asyncio.run(main())
-    finally:
-        handoff.close()
+    got = gathered(handoff, values, lambda v: handoff.run(lambda: outcome_of(v)))
     assert got == [v * 2 if v >= 0 else ("refused", v) for v in values]
 
 
@@ -198,20 +206,7 @@ def test_items_waiting_together_are_given_to_the_group_function_in_one_call() ->
 def test_every_grouped_caller_gets_its_own_items_outcome(values: list[int], most: int) -> None:
     groups: list[list[int]] = []
     handoff = Handoff(1, "test-commands", group=doubled_group(groups), most=most)
-
-    async def one(value: int) -> object:
-        try:
-            return await handoff.run_grouped(value)
-        except Refused as exc:
-            return ("refused", exc.args[0])
-
-    async def main() -> list[object]:
-        return list(await asyncio.gather(*(one(v) for v in values)))
-
-    try:
-        got = asyncio.run(main())
-    finally:
-        handoff.close()
+    got = gathered(handoff, values, handoff.run_grouped)
     assert got == [v * 2 if v >= 0 else ("refused", v) for v in values]
     assert [v for g in groups for v in g] == values  # each item once, in order
     assert all(1 <= len(g) <= most for g in groups)
