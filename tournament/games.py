@@ -337,14 +337,12 @@ class GameRepository:
                 if cached is not None:
                     continue  # the cache may lag: judge staleness on the stored state
                 return Outcome(state, (), (), stale=True)
-            done = _decide_all(state, commands)
+            done = self._decide(state, commands, game_id)
             if isinstance(done, Violation):
                 if cached is not None:
                     continue  # a refusal is judged on the stored state, never on the cache
                 return Outcome(state, (), (), done)
-            decided, new_state = done
-            more, new_state = self._follow_up(new_state, None, game_id)
-            events = (*decided, *more)
+            events, new_state = done
             try:
                 recorded = self.store.append(
                     stream_id(game_id),
@@ -426,12 +424,23 @@ class GameRepository:
             return None
         if request.at_version is not None and state.version != request.at_version:
             return None  # stale, or a lagging cache: judged on the stored state
-        done = _decide_all(state, _commands(request.commands))
+        done = self._decide(state, _commands(request.commands), request.game_id)
         if isinstance(done, Violation):
             return None  # a refusal is judged on the stored state, never on the cache
+        events, new_state = done
+        return state, events, new_state
+
+    def _decide(
+        self, state: GameState, commands: Sequence[Command], game_id: str
+    ) -> tuple[tuple[Event, ...], GameState] | Violation:
+        """The commands' events with what the game then does by itself (`_follow_up`), and
+        the state they leave; or the first refusal."""
+        done = _decide_all(state, commands)
+        if isinstance(done, Violation):
+            return done
         decided, new_state = done
-        more, new_state = self._follow_up(new_state, None, request.game_id)
-        return state, (*decided, *more), new_state
+        more, new_state = self._follow_up(new_state, None, game_id)
+        return (*decided, *more), new_state
 
     def _follow_up(
         self, state: GameState, seed: bytes | None, game_id: str | None = None

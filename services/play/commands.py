@@ -120,9 +120,10 @@ class GameCommands:
         known = self.live.version(game_id) or None
         if fence is None and self.handoff.group is not None:
             # Committed with the other games' appends waiting beside it (group commit).
-            done = await self.handoff.run_grouped(Request(game_id, command, known, at_version))
-            assert isinstance(done, Outcome)  # (an exception was raised here instead)
-            outcome = done
+            # (run_grouped raises a request's exception here, else gives its Outcome)
+            outcome: Outcome = await self.handoff.run_grouped(
+                Request(game_id, command, known, at_version)
+            )
         else:
             outcome = await self.handoff.run(
                 partial(
@@ -286,9 +287,8 @@ class GameCommands:
         if forfeit:
             self.metrics.forfeits.inc()
             log.warning("forfeit", game_id=game_id, seat=seat, player=player, substitute=substitute)
-            return StrikeInfo(seat, reason, count, True, None)
-        assert action is not None
-        return StrikeInfo(seat, reason, count, False, action.to_dict())
+        default = action.to_dict() if action is not None else None
+        return StrikeInfo(seat, reason, count, forfeit, default)
 
     async def house_action(self, game_id: str, state: GameState, seat: int, owner: str) -> Action:
         view = seat_view(state, seat)

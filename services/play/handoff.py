@@ -69,18 +69,19 @@ def _run_one(job: _Job) -> None:
 def _run_group(jobs: list[_Job], group: _Group) -> None:
     """`group` over the jobs' items, in the first one's context; a result that is an
     exception is raised in its own caller, and one that `group` raises in every caller."""
-    items = [job[3] for job in jobs]
+    context = jobs[0][2]
+    items = [item for _, _, _, item, _ in jobs]
     try:
         results: list[tuple[bool, Any]] = [
-            (not isinstance(r, BaseException), r) for r in jobs[0][2].run(group, items)
+            (not isinstance(r, BaseException), r) for r in context.run(group, items)
         ]
         if len(results) != len(jobs):
             raise RuntimeError(f"a group of {len(jobs)} gave {len(results)} results")
     except BaseException as exc:
         results = [(False, exc)] * len(jobs)
     by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
-    for job, (ok, value) in zip(jobs, results, strict=True):
-        by_loop.setdefault(job[0], []).append((job[1], ok, value))
+    for (loop, future, _, _, _), (ok, value) in zip(jobs, results, strict=True):
+        by_loop.setdefault(loop, []).append((future, ok, value))
     for loop, settled in by_loop.items():  # one wake-up of the loop for the whole group
         _give_back(loop, _settle_all, settled)
 
