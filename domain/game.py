@@ -220,16 +220,22 @@ class GameState(NamedTuple):
     @property
     def to_move(self) -> int | None:
         """The seat whose action the game waits for, or None (between deals, or over)."""
-        if self.phase is Phase.DECLARING:
+        phase = self.phase
+        if phase is _DECLARING:
             return self.declarer
-        if self.phase is Phase.PLAYING and self.deal is not None and not self.deal.over:
-            return self.deal.to_move
+        st = self.deal
+        if phase is _PLAYING and st is not None and not st.over:
+            return (st.leader + len(st.trick)) & 3
         return None
 
     @property
     def deals_played(self) -> int:
         return sum(1 for d in self.completed if isinstance(d, CompletedDeal) and not d.void)
 
+
+# The phases the per-card path tests, as module names: an enum's class attribute costs several
+# times a global's lookup, and these are asked on every card.
+_DECLARING, _PLAYING, _OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
 
 # --- helpers --------------------------------------------------------------------------------
 
@@ -247,6 +253,11 @@ def _evolve(state: GameState, **changes: Any) -> GameState:
     return tuple.__new__(GameState, values)
 
 
+_DEAL, _TRICK_CARDS, _TRICKS, _VERSION = (
+    _FIELD_INDEX[name] for name in ("deal", "trick_cards", "tricks", "version")
+)
+
+
 def with_play(
     state: GameState,
     deal: dealmod.DealState,
@@ -255,8 +266,14 @@ def with_play(
     version: int,
 ) -> GameState:
     """`state` with its deal's play moved on to these (what folding the deal's card_played
-    and trick_taken events one by one gives: domain.fold carries them, then builds this)."""
-    return _evolve(state, deal=deal, trick_cards=trick_cards, tricks=tricks, version=version)
+    and trick_taken events one by one gives: domain.fold carries them, then builds this).
+    Every card passes here, so the four fields are set by place, not by `_evolve`'s names."""
+    values = list(state)
+    values[_DEAL] = deal
+    values[_TRICK_CARDS] = trick_cards
+    values[_TRICKS] = tricks
+    values[_VERSION] = version
+    return tuple.__new__(GameState, values)
 
 
 def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
@@ -339,12 +356,12 @@ def _playable(state: GameState, seat: object, card: object) -> bool:
     with a mask (the reasons of a refusal are `play_violation`'s, worked out only then)."""
     st = state.deal
     return (
-        state.phase is Phase.PLAYING
+        state.phase is _PLAYING
         and st is not None
         and not st.over
         and type(card) is int
         and 0 <= card < 52
-        and seat == st.to_move
+        and seat == (st.leader + len(st.trick)) & 3  # the seat to move
         and dealmod.legal_mask(st) >> card & 1 == 1
     )
 
@@ -517,22 +534,31 @@ def _decide_play(state: GameState, command: Play) -> list[Event] | Violation:
     if len(before.trick) < 3:  # the trick goes on: nothing is derived from this card
         return events
     after = dealmod.play(before, c)
-    events.append(
-        TrickTaken(
-            state.deal_no, after.tricks, before.leader, (*before.trick, c), after.winners[-1]
-        )
-    )
-    if not after.over:
-        return events
-    ended = _deal_result(state, after)
-    events.append(ended)
-    played = state.deals_played + (0 if ended.void else 1)
-    if ended.king is not None or played == state.rules.deals:
-        totals = state.totals
-        if not ended.void:
-            totals = tuple(t + s for t, s in zip(totals, ended.scores, strict=True))
-        events.append(_game_result(state, totals, ended.king))
+    events.append(_trick_result(state, before, after, c))
+    if after.over:
+        events += _deal_results(state, after)
     return events
+
+
+def _trick_result(
+    state: GameState, before: dealmod.DealState, after: dealmod.DealState, card: int
+) -> TrickTaken:
+    """The trick_taken of a trick's fourth card, `card`, played on `before` to give `after`."""
+    return TrickTaken(
+        state.deal_no, after.tricks, before.leader, (*before.trick, card), after.winners[-1]
+    )
+
+
+def _deal_results(state: GameState, st: dealmod.DealState) -> list[Event]:
+    """The deal_ended of a deal now over, and game_ended when that was the game's last."""
+    ended = _deal_result(state, st)
+    played = state.deals_played + (0 if ended.void else 1)
+    if ended.king is None and played != state.rules.deals:
+        return [ended]
+    totals = state.totals
+    if not ended.void:
+        totals = tuple(t + s for t, s in zip(totals, ended.scores, strict=True))
+    return [ended, _game_result(state, totals, ended.king)]
 
 
 def _deal_result(state: GameState, st: dealmod.DealState) -> DealEnded:
@@ -709,13 +735,10 @@ def _apply_card(state: GameState, event: CardPlayed, v: int) -> GameState:
 
 
 def _fold_card(state: GameState, card: int, v: int) -> GameState:
-    """The state after a card known to be playable (`_apply_card` or `decide` has checked)."""
+    """The state after a card known to be playable (`_apply_card` has checked)."""
     assert state.deal is not None
-    return _evolve(
-        state,
-        deal=dealmod.play(state.deal, card),
-        trick_cards=(*state.trick_cards, card),
-        version=v,
+    return with_play(
+        state, dealmod.play(state.deal, card), (*state.trick_cards, card), state.tricks, v
     )
 
 
@@ -802,13 +825,34 @@ def replay(events: Iterable[Event], state: GameState | None = None) -> GameState
 
 def run(state: GameState, command: Command) -> tuple[GameState, list[Event] | Violation]:
     """Decide and apply in one step: the new state and the events (or the Violation)."""
+    if type(command) is Play:
+        played = _run_play(state, command.seat, command.card)
+        if played is not None:
+            return played
     decided = decide(state, command)
     if isinstance(decided, Violation):
         return state, decided
-    if isinstance(command, Play):
-        # decide has just asked `_playable` of this card in this state: its card_played is
-        # folded without asking again; the trick and deal results that follow are checked.
-        card = decided[0]
-        assert isinstance(card, CardPlayed)
-        return replay(decided[1:], _fold_card(state, card.card, state.version + 1)), decided
     return replay(decided, state), decided
+
+
+def _run_play(state: GameState, seat: object, card: object) -> tuple[GameState, list[Event]] | None:
+    """A playable card's events and the state after them, each worked out once: `decide` then
+    `apply` would play the card twice and derive its trick twice. The deal's and the game's
+    results, once a deal, are folded by `apply` as decided. None for anything else (a card by
+    name, a seat that is not an int, a card the rules refuse): `decide` takes those."""
+    if type(seat) is not int or len(state.trick_cards) >= 4 or not _playable(state, seat, card):
+        return None
+    assert state.deal is not None and type(card) is int  # (what _playable has just checked)
+    before = state.deal
+    after = dealmod.play(before, card)
+    v = state.version + 1
+    events: list[Event] = [CardPlayed(state.deal_no, seat, card)]
+    if len(before.trick) < 3:  # the trick goes on
+        return with_play(state, after, (*state.trick_cards, card), state.tricks, v), events
+    taken = _trick_result(state, before, after, card)
+    events.append(taken)
+    s = with_play(state, after, (), (*state.tricks, taken), v + 1)
+    if not after.over:
+        return s, events
+    results = _deal_results(state, after)
+    return replay(results, s), events + results

@@ -72,6 +72,8 @@ class Action:
 
     def command(self, seat: int) -> Play | Declare | AskRedeal:
         if self.kind == "play":
+            if type(seat) is int and 0 <= seat < 4 and 0 <= self.card < 52:
+                return _PLAY_COMMANDS[seat][self.card]  # (commands are values: made once)
             return Play(seat, self.card)
         if self.kind == "declare":
             assert self.contract is not None
@@ -79,10 +81,15 @@ class Action:
         return AskRedeal(seat)
 
 
-# Actions are values: one of each, made once, serves every view.
+# Actions and plays are values: one of each, made once, serves every view and every seat.
 _PLAY_ACTIONS = tuple(Action("play", card=c) for c in range(52))
+_PLAY_COMMANDS = tuple(tuple(Play(seat, c) for c in range(52)) for seat in range(4))
 _DECLARE_ACTIONS = {c: Action("declare", contract=c) for c in Contract}
 _REDEAL_ACTION = Action("redeal")
+# The play actions of each legal mask seen lately. A seat's legal cards are its hand, or the
+# cards of one suit in it, so masks recur; bounded, since masks are many. Never changes a result.
+_plays_of_mask: dict[int, tuple[Action, ...]] = {}
+_PLAYS_KEPT = 4096
 
 
 def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
@@ -99,7 +106,13 @@ def _legal_actions(state: GameState, seat: int, to_move: int | None) -> tuple[Ac
             actions.append(_REDEAL_ACTION)
         return tuple(actions)
     assert state.deal is not None
-    return tuple(map(_PLAY_ACTIONS.__getitem__, cards_of(legal_mask(state.deal))))
+    mask = legal_mask(state.deal)
+    plays = _plays_of_mask.get(mask)
+    if plays is None:
+        if len(_plays_of_mask) >= _PLAYS_KEPT:
+            _plays_of_mask.clear()
+        plays = _plays_of_mask[mask] = tuple(map(_PLAY_ACTIONS.__getitem__, cards_of(mask)))
+    return plays
 
 
 class PlayedTrick(NamedTuple):
@@ -250,10 +263,19 @@ _shown_tricks: tuple[tuple[Any, ...], tuple[PlayedTrick, ...]] = ((), ())
 def _played_tricks(tricks: tuple[Any, ...]) -> tuple[PlayedTrick, ...]:
     global _shown_tricks
     source, shown = _shown_tricks
-    if source is not tricks:
-        shown = tuple([PlayedTrick(t.leader, t.cards, t.winner) for t in tricks])
-        _shown_tricks = (tricks, shown)
+    if source is tricks:
+        return shown
+    n = len(source)
+    if n and len(tricks) == n + 1 and tricks[:n] == source:  # one trick more: add it alone
+        t = tricks[n]
+        shown = (*shown, _new_trick(PlayedTrick, (t.leader, t.cards, t.winner)))
+    else:
+        shown = tuple([_new_trick(PlayedTrick, (t.leader, t.cards, t.winner)) for t in tricks])
+    _shown_tricks = (tricks, shown)
     return shown
+
+
+_new_trick = tuple.__new__  # (PlayedTrick's field order; skips the generated keyword __new__)
 
 
 _NO_SCORES = (0, 0, 0, 0)
@@ -262,27 +284,43 @@ _NO_SCORES = (0, 0, 0, 0)
 _new_view = tuple.__new__
 
 
+def _seated(occupants: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """Who sits at each seat now: the last of its occupants (the player, until a
+    substitution). A one-entry memo of the same kind as `_played_tricks`'s."""
+    global _shown_seated
+    source, shown = _shown_seated
+    if source is not occupants:
+        shown = tuple([occ[-1] for occ in occupants])
+        _shown_seated = (occupants, shown)
+    return shown
+
+
+_shown_seated: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
+_DECLARING, _PLAYING, _OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
+
+
 def seat_view(state: GameState, seat: int) -> SeatView:
     """What `seat` may see now; seat -1 is a spectator (no hand, no legal actions)."""
     st = state.deal
     tricks = _played_tricks(state.tricks)
     if st is not None and 0 < len(state.trick_cards) < 4:
-        tricks += (PlayedTrick(st.leader, state.trick_cards, None),)
+        tricks += (_new_trick(PlayedTrick, (st.leader, state.trick_cards, None)),)
     hand = 0
     phase = state.phase
-    if 0 <= seat < 4 and (phase is Phase.DECLARING or phase is Phase.PLAYING):
+    if 0 <= seat < 4 and (phase is _DECLARING or phase is _PLAYING):
         hand = st.hands[seat] if st is not None else state.hands[seat]
     result = state.result
     to_move = state.to_move
+    seated = _seated(state.occupants) if state.occupants else state.players
     return _new_view(
         SeatView,
         (
             state.game_id,
             seat,
-            tuple([occ[-1] for occ in state.occupants]) or state.players,  # players
+            seated,  # players
             state.rules,
             phase,
-            _shown_deal(state),  # deal_no
+            state.deal_no if phase is not _OVER else _shown_deal(state),  # deal_no
             state.attempt,
             state.declarer,
             hand,

@@ -1,7 +1,8 @@
 """The fast event path (`domain.game.apply`) agrees with a plain reference fold
 (reference_fold.py) on random games under random rule options, event by event: the same
 state after every event, the same cards legal at every turn, and the same answer to a card
-that may not be played."""
+that may not be played. And `run`, which works a legal card's events and state out once,
+agrees with `decide` then `apply` one event at a time, at every command."""
 
 from __future__ import annotations
 
@@ -11,14 +12,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_fold import Reference, Refused
 
-from domain.cards import cards_of
+from domain.cards import CARD_NAMES, cards_of
 from domain.deal import legal_mask
 from domain.deal import scores as deal_scores
 from domain.events import CardPlayed, Event
-from domain.game import CompletedDeal, GameState, InconsistentEvent, Phase, apply
-from domain.playout import play_game
+from domain.game import (
+    CompletedDeal,
+    GameState,
+    InconsistentEvent,
+    Phase,
+    Play,
+    apply,
+    decide,
+    replay,
+    run,
+)
+from domain.playout import deal_if_due, new_game, play_game
 from domain.rules import Rules
-from domain.view import SeatView
+from domain.view import SeatView, seat_view
+from domain.violations import Violation
 from tests.random_rules import random_rules
 
 PLAYERS = ("ada", "bora", "cem", "deniz")
@@ -93,3 +105,45 @@ def test_the_fast_path_and_the_reference_fold_agree_event_by_event(
         agree(fast, ref)
     assert fast.phase is Phase.OVER
     assert sum(1 for d in fast.completed if isinstance(d, CompletedDeal) and not d.void) <= 20
+
+
+def decided_then_applied(state: GameState, command: Play) -> tuple[GameState, object]:
+    """What `run` must give: `decide`, then each event through `apply` (the reference)."""
+    decided = decide(state, command)
+    if isinstance(decided, Violation):
+        return state, decided
+    return replay(decided, state), decided
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=random_rules(king_tricks=[0, 11, 8]),
+    seed=st.binary(min_size=32, max_size=32),
+    rng=st.integers(0, 2**32 - 1),
+)
+def test_run_gives_what_decide_then_apply_give_at_every_command(
+    rules: Rules, seed: bytes, rng: int
+) -> None:
+    pick = random.Random(rng)
+    state, _ = new_game("run", PLAYERS, seed, rules)
+    while state.phase is not Phase.OVER:
+        if state.phase is Phase.AWAITING_DEAL:
+            state, _ = deal_if_due(state, seed)
+            continue
+        seat = state.to_move
+        assert seat is not None
+        if state.phase is Phase.PLAYING and pick.random() < 0.3:
+            # A card that may or may not be playable, by index or by name, from any seat, or
+            # a seat that is no seat: `run` answers it as `decide` does and changes nothing.
+            card = pick.randrange(52)
+            stray = Play(
+                pick.choice([0, 1, 2, 3, seat, True, -1, "0"]),  # type: ignore[list-item]
+                pick.choice([card, CARD_NAMES[card], card + 52, "XX"]),
+            )
+            assert run(state, stray) == decided_then_applied(state, stray)
+        command = pick.choice(seat_view(state, seat).legal).command(seat)
+        expected = decided_then_applied(state, command)  # type: ignore[arg-type]
+        got = run(state, command)
+        assert got == expected
+        state = got[0]
+    assert state.result is not None

@@ -1,5 +1,6 @@
-"""`seat_view` (built positionally, its tricks converted once per trick) gives the view a
-plain keyword build of every field gives, for every seat and the public, after every event."""
+"""`seat_view` (built positionally, its tricks converted once per trick, its plays from a memo
+by legal mask) gives the view a plain keyword build of every field gives, for every seat and
+the public, after every event."""
 
 from __future__ import annotations
 
@@ -8,13 +9,22 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.cards import cards_of
+from domain.deal import legal_mask
 from domain.deal import scores as deal_scores
 from domain.game import CompletedDeal, GameState, Phase, replay
 from domain.playout import play_game
 from domain.rules import Rules
-from domain.view import PlayedTrick, SeatView, legal_actions, seat_view
+from domain.view import Action, PlayedTrick, SeatView, legal_actions, seat_view
 
 PLAYERS = ("ada", "bora", "cem", "deniz")
+
+
+def plain_legal(state: GameState, seat: int) -> tuple[Action, ...]:
+    """The legal actions made afresh (seat_view's come from a memo of each mask's plays)."""
+    if state.phase is Phase.PLAYING and state.deal is not None and seat == state.to_move:
+        return tuple(Action("play", card=c) for c in cards_of(legal_mask(state.deal)))
+    return legal_actions(state, seat)
 
 
 def plain_view(state: GameState, seat: int) -> SeatView:
@@ -49,7 +59,7 @@ def plain_view(state: GameState, seat: int) -> SeatView:
         uses=state.uses,
         history=state.completed,
         to_move=state.to_move,
-        legal=legal_actions(state, seat) if seat >= 0 else (),
+        legal=plain_legal(state, seat) if seat >= 0 else (),
         strikes=state.strikes,
         winners=result.winners if result else None,
         ladder_points=result.ladder_points if result else None,
