@@ -136,10 +136,9 @@ def test_run_gives_what_decide_then_apply_give_at_every_command(
             # A card that may or may not be playable, by index or by name, from any seat, or
             # a seat that is no seat: `run` answers it as `decide` does and changes nothing.
             card = pick.randrange(52)
-            stray = Play(
-                pick.choice([0, 1, 2, 3, seat, True, -1, "0"]),  # type: ignore[list-item]
-                pick.choice([card, CARD_NAMES[card], card + 52, "XX"]),
-            )
+            seats: list[object] = [0, 1, 2, 3, seat, True, -1, "0"]
+            cards: list[object] = [card, CARD_NAMES[card], card + 52, "XX"]
+            stray = Play(pick.choice(seats), pick.choice(cards))  # type: ignore[arg-type]
             assert run(state, stray) == decided_then_applied(state, stray)
         command = pick.choice(seat_view(state, seat).legal).command(seat)
         expected = decided_then_applied(state, command)  # type: ignore[arg-type]
