@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from domain import deal as dealmod
 from domain.cards import (
@@ -23,6 +23,18 @@ from domain.cards import (
     UnknownCard,
     card_name,
     parse_card,
+)
+from domain.commands import (
+    Abandon,
+    AskRedeal,
+    Command,
+    CreateGame,
+    Declare,
+    Play,
+    RecordStrike,
+    RevealSeed,
+    StartDeal,
+    Substitute,
 )
 from domain.contracts import (
     PENALTY_CONTRACTS,
@@ -47,6 +59,7 @@ from domain.events import (
     StrikeRecorded,
     TrickTaken,
 )
+from domain.pickling import by_fields
 from domain.results import ladder_points, seat_results, winners
 from domain.rules import Rules
 from domain.shuffle import commitment as seed_commitment
@@ -55,7 +68,7 @@ from domain.violations import Violation
 # A revealed seed is written as bytes.hex() writes it: lower-case, so a record exported from the
 # game carries it as king-record/1 wants. (Its length is not checked here: the service's seeds
 # are 32 bytes, but tests and tools may deal from shorter ones.)
-SEED_HEX = re.compile(r"\A(?:[0-9a-f]{2})+\Z")
+SEED_HEX: Final = re.compile(r"\A(?:[0-9a-f]{2})+\Z")
 
 
 class Phase(StrEnum):
@@ -73,80 +86,6 @@ class InconsistentEvent(ValueError):
 
 class CommandError(ValueError):
     """A service-side command that is malformed (bad hands, a seed that does not match)."""
-
-
-# --- commands -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CreateGame:
-    game_id: str
-    players: tuple[str, ...]
-    rules: Rules = field(default_factory=Rules)
-    commitment: str = ""
-    client_seed: str = ""
-    shuffle: str = "king-shuffle/1"
-    shuffle_id: str = ""  # the id king-shuffle/1 uses; empty means the game's own id
-
-
-@dataclass(frozen=True, slots=True)
-class StartDeal:
-    """Deal the next hands (the caller derives them, e.g. with king-shuffle/1)."""
-
-    hands: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Declare:
-    seat: int
-    contract: str
-
-
-@dataclass(frozen=True, slots=True)
-class AskRedeal:
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    seat: int
-    card: int | str
-
-
-@dataclass(frozen=True, slots=True)
-class RecordStrike:
-    seat: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Abandon:
-    seat: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Substitute:
-    seat: int
-    player: str
-
-
-@dataclass(frozen=True, slots=True)
-class RevealSeed:
-    server_seed: str
-
-
-Command = (
-    CreateGame
-    | StartDeal
-    | Declare
-    | AskRedeal
-    | Play
-    | RecordStrike
-    | Abandon
-    | Substitute
-    | RevealSeed
-)
 
 
 # --- state ----------------------------------------------------------------------------------
@@ -167,6 +106,9 @@ class CompletedDeal:
     void: bool
     king: int | None
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # (domain.pickling: alike in both builds)
+
 
 @dataclass(frozen=True, slots=True)
 class RedealtHands:
@@ -176,6 +118,9 @@ class RedealtHands:
     attempt: int
     declarer: int
     hands: tuple[int, ...]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # (domain.pickling: alike in both builds)
 
 
 class GameState(NamedTuple):
@@ -233,15 +178,18 @@ class GameState(NamedTuple):
         return sum(1 for d in self.completed if isinstance(d, CompletedDeal) and not d.void)
 
 
-# The phases the per-card path tests, as module names: an enum's class attribute costs several
-# times a global's lookup, and these are asked on every card.
-_DECLARING, _PLAYING, _OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
+# The phases the per-card path tests, as module constants: an enum's class attribute costs
+# several times as much to look up, and these are asked on every card. (`Final` names are
+# constants to the compiled build as well, not looked up by name each time.)
+_DECLARING: Final = Phase.DECLARING
+_PLAYING: Final = Phase.PLAYING
+_OVER: Final = Phase.OVER
 
 # --- helpers --------------------------------------------------------------------------------
 
-_PENALTY_INDEX = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
-_FIELD_INDEX = {name: i for i, name in enumerate(GameState._fields)}
-_CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
+_PENALTY_INDEX: Final = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
+_FIELD_INDEX: Final = {name: i for i, name in enumerate(GameState._fields)}
+_CARD_INDEX: Final = {name: i for i, name in enumerate(CARD_NAMES)}
 
 
 def _evolve(state: GameState, **changes: Any) -> GameState:
@@ -253,9 +201,10 @@ def _evolve(state: GameState, **changes: Any) -> GameState:
     return tuple.__new__(GameState, values)
 
 
-_DEAL, _TRICK_CARDS, _TRICKS, _VERSION = (
-    _FIELD_INDEX[name] for name in ("deal", "trick_cards", "tricks", "version")
-)
+_DEAL: Final = _FIELD_INDEX["deal"]
+_TRICK_CARDS: Final = _FIELD_INDEX["trick_cards"]
+_TRICKS: Final = _FIELD_INDEX["tricks"]
+_VERSION: Final = _FIELD_INDEX["version"]
 
 
 def with_play(
@@ -282,7 +231,7 @@ def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def check_hands(hands: Sequence[int]) -> str | None:
+def check_hands(hands: object) -> str | None:
     """Why four masks are not a deal of the 52 cards, 13 each, or None when they are."""
     if not isinstance(hands, tuple | list) or len(hands) != 4:
         return "a deal has four hands"
@@ -298,9 +247,7 @@ def check_hands(hands: Sequence[int]) -> str | None:
     return None
 
 
-def declaration_violation(
-    state: GameState, seat: int, contract: str | Contract
-) -> Violation | None:
+def declaration_violation(state: GameState, seat: int, contract: object) -> Violation | None:
     """Why `seat` may not declare `contract` now, or None (R-ORDER, R-CAP, R-MODE)."""
     if state.phase is Phase.OVER:
         return Violation("game_over", "the game is over")
@@ -366,7 +313,7 @@ def _playable(state: GameState, seat: object, card: object) -> bool:
     )
 
 
-def play_violation(state: GameState, seat: int, card: int | str) -> Violation | None:
+def play_violation(state: GameState, seat: int, card: object) -> Violation | None:
     """Why `seat` may not play `card` now, or None."""
     if _playable(state, seat, card):
         return None
@@ -418,50 +365,55 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
     not a card) gets a Violation; a service-side command that is malformed, or an object that is
     no command at all, raises CommandError.
     """
-    if isinstance(command, Play | Declare | AskRedeal) and not _is_seat(command.seat):
-        return _bad_seat(command.seat)
+    # A command's fields are read as given, of any kind, and judged here: the compiled build
+    # would otherwise check each against its declared type as it reads it, and a wrong kind
+    # would be a TypeError, not the Violation or CommandError promised above.
+    given: Any = command
+    if isinstance(command, Play | Declare | AskRedeal) and not _is_seat(given.seat):
+        return _bad_seat(given.seat)
     if isinstance(command, Play):
-        return _decide_play(state, command)
+        return _decide_play(state, given.seat, given.card)
     if isinstance(command, Declare):
-        why = declaration_violation(state, command.seat, command.contract)
+        why = declaration_violation(state, given.seat, given.contract)
         if why:
             return why
-        return [ContractDeclared(state.deal_no, command.seat, parse_contract(command.contract))]
+        return [ContractDeclared(state.deal_no, given.seat, parse_contract(given.contract))]
     if isinstance(command, AskRedeal):
-        why = redeal_violation(state, command.seat)
-        return why or [RedealAsked(state.deal_no, command.seat)]
+        why = redeal_violation(state, given.seat)
+        return why or [RedealAsked(state.deal_no, given.seat)]
     if isinstance(command, StartDeal):
-        return _decide_start_deal(state, command)
+        return _decide_start_deal(state, given.hands)
     if isinstance(command, CreateGame):
         if state.phase is not Phase.NEW:
             raise CommandError("the game exists already")
-        _check_create(command)
+        _check_create(given)
         return [
             GameCreated(
-                command.game_id,
-                command.rules,
-                tuple(command.players),
-                command.commitment,
-                command.client_seed,
-                command.shuffle,
-                command.shuffle_id or command.game_id,
+                given.game_id,
+                given.rules,
+                tuple(given.players),
+                given.commitment,
+                given.client_seed,
+                given.shuffle,
+                given.shuffle_id or given.game_id,
             )
         ]
     if isinstance(command, RevealSeed):
         if state.phase is not Phase.OVER:
             raise CommandError("the seed is revealed only after the game")
-        if not isinstance(command.server_seed, str) or not SEED_HEX.match(command.server_seed):
+        server_seed = given.server_seed
+        if not isinstance(server_seed, str) or not SEED_HEX.match(server_seed):
             raise CommandError("the seed must be lower-case hex")
-        seed = bytes.fromhex(command.server_seed)
-        if seed_commitment(seed) != state.commitment:
+        if seed_commitment(bytes.fromhex(server_seed)) != state.commitment:
             raise CommandError("the seed does not match the game's commitment")
-        return [SeedRevealed(command.server_seed)]
+        return [SeedRevealed(server_seed)]
     if isinstance(command, RecordStrike | Abandon | Substitute):
-        return _decide_seat_event(state, command)
+        return _decide_seat_event(state, given)
     raise CommandError(f"not a command: {type(command).__name__}")
 
 
-def _check_create(command: CreateGame) -> None:
+def _check_create(command: Any) -> None:
+    """Refuse a CreateGame (read as given) whose fields are not of their kinds."""
     players = command.players
     if not isinstance(players, tuple | list) or len(players) != 4:
         raise CommandError("a game has four players")
@@ -480,57 +432,56 @@ def _check_create(command: CreateGame) -> None:
         raise CommandError("game_id, commitment, client_seed, shuffle and shuffle_id are strings")
 
 
-def _decide_seat_event(
-    state: GameState, command: RecordStrike | Abandon | Substitute
-) -> list[Event] | Violation:
-    if not _is_seat(command.seat):
-        raise CommandError(f"{command.seat!r} is not a seat (0-3)")
-    text = command.player if isinstance(command, Substitute) else command.reason
+def _decide_seat_event(state: GameState, command: Any) -> list[Event] | Violation:
+    """A RecordStrike, Abandon or Substitute, read as given."""
+    seat = command.seat
+    if not _is_seat(seat):
+        raise CommandError(f"{seat!r} is not a seat (0-3)")
+    kind = type(command)  # (not isinstance: that would type the fields it reads)
+    text = command.player if issubclass(kind, Substitute) else command.reason
     if not isinstance(text, str):
         raise CommandError("a reason or a player's name is a string")
     if state.phase is Phase.OVER:
         return Violation("game_over", "the game is over")
     if state.phase is Phase.NEW:
         return Violation("wrong_phase", "the game has not been created")
-    seat = command.seat
-    if isinstance(command, RecordStrike):
-        return [StrikeRecorded(seat, command.reason, state.strikes[seat] + 1)]
+    if issubclass(kind, RecordStrike):
+        return [StrikeRecorded(seat, text, state.strikes[seat] + 1)]
     current = state.occupants[seat][-1]
-    if isinstance(command, Abandon):
+    if issubclass(kind, Abandon):
         if (current, seat) in state.abandoned:
             raise CommandError(f"seat {seat} is abandoned already")
-        return [SeatAbandoned(seat, current, command.reason)]
+        return [SeatAbandoned(seat, current, text)]
     if (current, seat) not in state.abandoned:
         raise CommandError(f"seat {seat} is not abandoned: nobody to substitute")
-    return [SeatSubstituted(seat, command.player)]
+    return [SeatSubstituted(seat, text)]
 
 
-def _decide_start_deal(state: GameState, command: StartDeal) -> list[Event]:
+def _decide_start_deal(state: GameState, hands: Any) -> list[Event]:
     if state.phase is not Phase.AWAITING_DEAL:
         raise CommandError(f"no deal is awaited (phase {state.phase.value})")
-    why = check_hands(command.hands)
+    why = check_hands(hands)
     if why:
         raise CommandError(why)
     declarer = state.declarer
     if declarer < 0:
         if state.rules.first_declarer == "two_of_diamonds":
-            declarer = next(s for s in range(4) if command.hands[s] >> TWO_OF_DIAMONDS & 1)
+            declarer = next(s for s in range(4) if hands[s] >> TWO_OF_DIAMONDS & 1)
         else:
             declarer = 0
-    return [DealStarted(state.deal_no, state.attempt, declarer, tuple(command.hands))]
+    return [DealStarted(state.deal_no, state.attempt, declarer, tuple(hands))]
 
 
-def _decide_play(state: GameState, command: Play) -> list[Event] | Violation:
-    card = command.card
+def _decide_play(state: GameState, seat: int, card: object) -> list[Event] | Violation:
     if isinstance(card, str):  # a name (records, the API): its index, for the mask test
         card = _CARD_INDEX.get(card, card)  # (an unknown name stays: play_violation names it)
-    why = play_violation(state, command.seat, card)
+    why = play_violation(state, seat, card)
     if why:
         return why
     assert state.deal is not None  # play_violation refuses a play without a deal
     c = _card(card)
     before = state.deal
-    events: list[Event] = [CardPlayed(state.deal_no, command.seat, c)]
+    events: list[Event] = [CardPlayed(state.deal_no, seat, c)]
     if len(before.trick) < 3:  # the trick goes on: nothing is derived from this card
         return events
     after = dealmod.play(before, c)
@@ -826,7 +777,8 @@ def replay(events: Iterable[Event], state: GameState | None = None) -> GameState
 def run(state: GameState, command: Command) -> tuple[GameState, list[Event] | Violation]:
     """Decide and apply in one step: the new state and the events (or the Violation)."""
     if type(command) is Play:
-        played = _run_play(state, command.seat, command.card)
+        given: Any = command  # (read as given: see decide)
+        played = _run_play(state, given.seat, given.card)
         if played is not None:
             return played
     decided = decide(state, command)

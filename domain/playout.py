@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from domain.commands import CreateGame, RevealSeed, StartDeal
 from domain.events import Event
-from domain.game import CreateGame, GameState, Phase, RevealSeed, StartDeal, run
+from domain.game import GameState, Phase, run
 from domain.rules import Rules
 from domain.shuffle import ALGORITHM, commitment, deal_hands
 from domain.view import Action, SeatView, seat_view

@@ -12,22 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.cards import FULL_DECK, UnknownCard, card_name, cards_of, mask_of, parse_card
+from domain.commands import AskRedeal, CreateGame, Declare, Play, RevealSeed, StartDeal
 from domain.deal import scores as deal_scores
 from domain.events import Event
-from domain.game import (
-    AskRedeal,
-    CommandError,
-    CompletedDeal,
-    CreateGame,
-    Declare,
-    GameState,
-    Phase,
-    Play,
-    RedealtHands,
-    RevealSeed,
-    StartDeal,
-    run,
-)
+from domain.game import CommandError, CompletedDeal, GameState, Phase, RedealtHands, run
 from domain.results import points_number
 from domain.rules import BadRuleOption, Rules
 from domain.shuffle import ALGORITHM, commitment, deal_hands

@@ -10,24 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from domain.cards import card_name, cards_of, parse_card
+from domain.commands import AskRedeal, Declare, Play
 from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
 from domain.deal import legal_mask
 from domain.deal import scores as deal_scores
 from domain.events import DealEnded, DealStarted, Event, GameEnded, RedealAsked, to_payload
 from domain.game import (
-    AskRedeal,
     CompletedDeal,
-    Declare,
     GameState,
     Phase,
-    Play,
     RedealtHands,
     legal_contracts,
     redeal_violation,
 )
+from domain.pickling import by_fields
 from domain.results import points_number
 from domain.rules import Rules
 
@@ -80,16 +79,19 @@ class Action:
             return Declare(seat, self.contract.value)
         return AskRedeal(seat)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # (domain.pickling: alike in both builds)
+
 
 # Actions and plays are values: one of each, made once, serves every view and every seat.
-_PLAY_ACTIONS = tuple(Action("play", card=c) for c in range(52))
-_PLAY_COMMANDS = tuple(tuple(Play(seat, c) for c in range(52)) for seat in range(4))
-_DECLARE_ACTIONS = {c: Action("declare", contract=c) for c in Contract}
-_REDEAL_ACTION = Action("redeal")
+_PLAY_ACTIONS: Final = tuple(Action("play", card=c) for c in range(52))
+_PLAY_COMMANDS: Final = tuple(tuple(Play(seat, c) for c in range(52)) for seat in range(4))
+_DECLARE_ACTIONS: Final = {c: Action("declare", contract=c) for c in Contract}
+_REDEAL_ACTION: Final = Action("redeal")
 # The play actions of each legal mask seen lately. A seat's legal cards are its hand, or the
 # cards of one suit in it, so masks recur; bounded, since masks are many. Never changes a result.
-_plays_of_mask: dict[int, tuple[Action, ...]] = {}
-_PLAYS_KEPT = 4096
+_plays_of_mask: Final[dict[int, tuple[Action, ...]]] = {}
+_PLAYS_KEPT: Final = 4096
 
 
 def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
@@ -275,13 +277,14 @@ def _played_tricks(tricks: tuple[Any, ...]) -> tuple[PlayedTrick, ...]:
     return shown
 
 
-_new_trick = tuple.__new__  # (PlayedTrick's field order; skips the generated keyword __new__)
+# PlayedTrick made with tuple.__new__ and its field order: skips the generated keyword __new__.
+_new_trick: Final = tuple.__new__
 
 
-_NO_SCORES = (0, 0, 0, 0)
+_NO_SCORES: Final = (0, 0, 0, 0)
 # A view is made for every action a seat is asked for: tuple.__new__ with the values in
 # SeatView's field order skips the generated keyword __new__ (half the cost of a view).
-_new_view = tuple.__new__
+_new_view: Final = tuple.__new__
 
 
 def _seated(occupants: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
@@ -296,7 +299,9 @@ def _seated(occupants: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
 
 
 _shown_seated: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
-_DECLARING, _PLAYING, _OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
+_DECLARING: Final = Phase.DECLARING
+_PLAYING: Final = Phase.PLAYING
+_OVER: Final = Phase.OVER
 
 
 def seat_view(state: GameState, seat: int) -> SeatView:
@@ -376,6 +381,9 @@ class Disclosure:
         if seat is None or self.seats is None:
             return self.public
         return self.seats[seat]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return by_fields(self)  # (domain.pickling: alike in both builds)
 
 
 def disclose(events: Sequence[Event], after: GameState) -> list[Disclosure]:

@@ -20,8 +20,9 @@ from typing import Any
 
 import msgspec
 
+from domain.commands import Declare
 from domain.contracts import Contract
-from domain.game import Declare, GameState, run
+from domain.game import GameState, run
 from domain.playout import deal_if_due, new_game
 from domain.record import to_record
 from domain.rules import Rules

@@ -17,16 +17,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from domain.audit import AuditReport, audit_events
+from domain.commands import Command, RevealSeed, StartDeal
 from domain.events import Event, from_payload, to_payload
-from domain.game import (
-    Command,
-    GameState,
-    Phase,
-    RevealSeed,
-    StartDeal,
-    apply,
-    decide,
-)
+from domain.game import GameState, Phase, apply, decide
 from domain.playout import new_game
 from domain.rules import Rules
 from domain.shuffle import deal_hands

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from domain.game import Abandon, Command, GameState, Phase, RecordStrike, Substitute
+from domain.commands import Abandon, Command, RecordStrike, Substitute
+from domain.game import GameState, Phase
 from domain.playout import Policy
 from domain.rules import Rules
 from domain.view import seat_view

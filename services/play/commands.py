@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 
-from domain.game import Abandon, Command, GameState, Phase, RecordStrike, Substitute, decide
+from domain.commands import Abandon, Command, RecordStrike, Substitute
+from domain.game import GameState, Phase, decide
 from domain.view import Action, seat_view
 from domain.violations import Violation
 from eventstore import Lease

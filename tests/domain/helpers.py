@@ -17,20 +17,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.cards import FULL_DECK, SUITS, card_name, cards_of, names_of, parse_card
+from domain.commands import Command, CreateGame, Declare, Play, StartDeal
 from domain.contracts import Contract
 from domain.deal import DealState, check_card, legal_mask, new_deal, play
-from domain.game import (
-    Command,
-    CompletedDeal,
-    CreateGame,
-    Declare,
-    GameState,
-    Phase,
-    Play,
-    StartDeal,
-    legal_contracts,
-    run,
-)
+from domain.game import CompletedDeal, GameState, Phase, legal_contracts, run
 from domain.rules import Rules
 from domain.shuffle import deal_hands
 from domain.view import Action, SeatView

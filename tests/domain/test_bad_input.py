@@ -16,21 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.cards import parse_card
-from domain.game import (
+from domain.commands import (
     Abandon,
     AskRedeal,
-    CommandError,
     CreateGame,
     Declare,
-    GameState,
-    Phase,
     Play,
     RecordStrike,
     RevealSeed,
     StartDeal,
     Substitute,
-    decide,
 )
+from domain.game import CommandError, GameState, Phase, decide
 from domain.playout import play_game
 from domain.record import check_record, to_record
 from domain.rules import Rules

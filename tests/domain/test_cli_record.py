@@ -26,7 +26,7 @@ from helpers import PLAYERS, SEED, first_legal, hands, new_game, ok, play_deal_o
 from rule_book import BOOK_RULE
 
 from domain.cards import names_of
-from domain.game import Declare, Play
+from domain.commands import Declare, Play
 from domain.playout import play_game
 from domain.record import to_record
 from domain.rules import Rules

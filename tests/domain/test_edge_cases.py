@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import hands, new_game, ok, play_deal_out, refused, start_deal
 
-from domain.game import Abandon, AskRedeal, Declare, Play, Substitute
+from domain.commands import Abandon, AskRedeal, Declare, Play, Substitute
 from domain.record import check_record
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from reference_fold import Reference, Refused
 
 from domain.cards import CARD_NAMES, cards_of
+from domain.commands import Play
 from domain.deal import legal_mask
 from domain.deal import scores as deal_scores
 from domain.events import CardPlayed, Event
@@ -21,7 +22,6 @@ from domain.game import (
     GameState,
     InconsistentEvent,
     Phase,
-    Play,
     apply,
     decide,
     replay,

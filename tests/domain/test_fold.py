@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.audit import AuditFinding, AuditReport, audit_events
+from domain.commands import Abandon, RecordStrike, RevealSeed, Substitute
 from domain.events import (
     DealStarted,
     Event,
@@ -25,17 +26,7 @@ from domain.events import (
     to_payload,
 )
 from domain.fold import StoredEventError, fold_stored
-from domain.game import (
-    Abandon,
-    GameState,
-    InconsistentEvent,
-    Phase,
-    RecordStrike,
-    RevealSeed,
-    Substitute,
-    apply,
-    run,
-)
+from domain.game import GameState, InconsistentEvent, Phase, apply, run
 from domain.playout import advance, new_game
 from domain.rules import Rules
 from domain.shuffle import ALGORITHM, deal_hands

@@ -30,8 +30,9 @@ from helpers import (
 from rule_book import BOOK_RULE
 
 from domain.cards import CARD_NAMES
+from domain.commands import AskRedeal, Declare, Play
 from domain.deal import DealState
-from domain.game import AskRedeal, Declare, GameState, Play
+from domain.game import GameState
 from domain.playout import play_game
 from domain.record import check_record, to_record
 from domain.rules import Rules

@@ -22,8 +22,9 @@ from helpers import (
 )
 
 from domain import playout
+from domain.commands import AskRedeal, Declare, Play
 from domain.contracts import PENALTY_CONTRACTS, TRUMP_CONTRACTS, Contract
-from domain.game import AskRedeal, Declare, Phase, Play, legal_contracts
+from domain.game import Phase, legal_contracts
 from domain.playout import Policy, play_game
 from domain.rules import Rules
 

@@ -18,9 +18,10 @@ from helpers import (
 
 from domain import playout
 from domain.cards import QUEENS
+from domain.commands import AskRedeal, Declare, Play
 from domain.contracts import PENALTY_CONTRACTS, TRUMP_CONTRACTS, Contract
 from domain.events import DealEnded, RedealAsked
-from domain.game import AskRedeal, CompletedDeal, Declare, Phase, Play, RedealtHands, run
+from domain.game import CompletedDeal, Phase, RedealtHands, run
 from domain.view import legal_actions
 
 # Seat 0 holds nothing above a ten.

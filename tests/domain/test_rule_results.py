@@ -8,8 +8,9 @@ from fractions import Fraction as F
 import pytest
 from helpers import hands, new_game, ok, play_deal_out, refused, start_deal
 
+from domain.commands import Abandon, Declare, Substitute
 from domain.events import GameEnded, SeatResult, to_payload
-from domain.game import Abandon, CommandError, Declare, Phase, Substitute, decide
+from domain.game import CommandError, Phase, decide
 from domain.results import ladder_points, participant_points, winners
 from domain.rules import Rules
 

@@ -20,7 +20,8 @@ from helpers import (
 )
 
 from domain.cards import CARD_NAMES, RANKS, UnknownCard, card_name, parse_card
-from domain.game import CompletedDeal, Declare, Phase, Play
+from domain.commands import Declare, Play
+from domain.game import CompletedDeal, Phase
 from domain.playout import play_game
 
 # --- R-TABLE --------------------------------------------------------------------------------

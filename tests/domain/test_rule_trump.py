@@ -21,9 +21,10 @@ from helpers import (
     why,
 )
 
+from domain.commands import Declare, Play
 from domain.contracts import TRUMP_CONTRACTS
 from domain.deal import scores
-from domain.game import Declare, Phase, Play
+from domain.game import Phase
 
 # --- R-TRUMP --------------------------------------------------------------------------------
 

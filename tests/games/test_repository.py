@@ -12,7 +12,8 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.game import Command, CommandError, GameState, Phase, RecordStrike, apply, decide
+from domain.commands import Command, RecordStrike
+from domain.game import CommandError, GameState, Phase, apply, decide
 from domain.record import check_record, to_record
 from domain.view import seat_view
 from domain.violations import Violation

@@ -8,7 +8,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.game import RevealSeed, run
+from domain.commands import RevealSeed
+from domain.game import run
 from domain.record import to_record
 from domain.rules import Rules
 from domain.view import disclose, public_view, seat_view

@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 
 import services.web.accounts as bot_pages
 import services.web.lists as lists
-from domain.game import Abandon, Substitute
+from domain.commands import Abandon, Substitute
 from domain.rules import Rules
 from eventstore import NO_STREAM, EventStore, NewEvent
 from eventstore import migrate as store_migrate

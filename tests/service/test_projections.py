@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
-from domain.game import Abandon, Substitute
+from domain.commands import Abandon, Substitute
 from domain.rules import Rules
 from eventstore import NO_STREAM, EventStore
 from services.app import create_app, services_of
