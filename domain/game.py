@@ -37,6 +37,7 @@ from domain.commands import (
     Substitute,
 )
 from domain.contracts import (
+    ALL_CONTRACTS,
     PENALTY_CONTRACTS,
     Contract,
     UnknownContract,
@@ -249,23 +250,25 @@ def check_hands(hands: object) -> str | None:
 
 def declaration_violation(state: GameState, seat: int, contract: object) -> Violation | None:
     """Why `seat` may not declare `contract` now, or None (R-ORDER, R-CAP, R-MODE)."""
-    if state.phase is Phase.OVER:
+    phase = state.phase
+    if phase is _OVER:
         return Violation("game_over", "the game is over")
-    if state.phase is not Phase.DECLARING:
+    if phase is not _DECLARING:
         return Violation("wrong_phase", "no contract is being declared now")
     if seat != state.declarer:
         return Violation("not_your_turn", f"seat {state.declarer} declares this deal")
-    try:
-        c = parse_contract(contract)
+    try:  # (a member is itself: parsing is for names, and costs an enum lookup)
+        c = contract if type(contract) is Contract else parse_contract(contract)
     except UnknownContract as exc:
         return Violation("bad_contract", str(exc))
-    if c.is_trump:
+    i = _PENALTY_INDEX.get(c)
+    if i is None:  # a trump contract
         if state.trump_left[seat] == 0:
             return Violation("no_right_left", f"seat {seat} has no trump right left")
         return None
     if state.penalty_left[seat] == 0:
         return Violation("no_right_left", f"seat {seat} has no penalty right left")
-    if state.uses[_PENALTY_INDEX[c]] >= 2:
+    if state.uses[i] >= 2:
         return Violation(
             "contract_exhausted", f"{display_name(c)} has been played twice in this game"
         )
@@ -295,7 +298,9 @@ def legal_contracts(state: GameState) -> tuple[Contract, ...]:
     """The contracts the declarer may declare now (empty when nobody is declaring)."""
     if state.phase is not Phase.DECLARING:
         return ()
-    return tuple(c for c in Contract if declaration_violation(state, state.declarer, c) is None)
+    return tuple(
+        [c for c in ALL_CONTRACTS if declaration_violation(state, state.declarer, c) is None]
+    )
 
 
 def _playable(state: GameState, seat: object, card: object) -> bool:

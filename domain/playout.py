@@ -19,7 +19,7 @@ from domain.violations import IllegalAction, Violation
 Policy = Callable[[SeatView], Action]
 
 
-class PolicyError(RuntimeError):
+class PolicyError(ValueError):
     """A policy returned an action the rules refuse (a bug in the policy, not in the game)."""
 
 
