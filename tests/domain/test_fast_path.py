@@ -7,6 +7,7 @@ agrees with `decide` then `apply` one event at a time, at every command."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -34,6 +35,17 @@ from domain.violations import Violation
 from tests.random_rules import random_rules
 
 PLAYERS = ("ada", "bora", "cem", "deniz")
+
+
+def few_random_games(test: Callable[[Rules, bytes, int], None]) -> Callable[[], None]:
+    """Fifteen random games' rule options, seed and policy seed (king_tricks off, 11 or 8)."""
+    games = given(
+        rules=random_rules(king_tricks=[0, 11, 8]),
+        seed=st.binary(min_size=32, max_size=32),
+        rng=st.integers(0, 2**32 - 1),
+    )
+    few = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    return few(games(test))
 
 
 def agree(fast: GameState, ref: Reference) -> None:
@@ -79,12 +91,7 @@ def refuses_alike(fast: GameState, ref: Reference, event: Event) -> None:
     assert fast_ok == ref_ok, event
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=random_rules(king_tricks=[0, 11, 8]),
-    seed=st.binary(min_size=32, max_size=32),
-    rng=st.integers(0, 2**32 - 1),
-)
+@few_random_games
 def test_the_fast_path_and_the_reference_fold_agree_event_by_event(
     rules: Rules, seed: bytes, rng: int
 ) -> None:
@@ -115,12 +122,7 @@ def decided_then_applied(state: GameState, command: Play) -> tuple[GameState, ob
     return replay(decided, state), decided
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=random_rules(king_tricks=[0, 11, 8]),
-    seed=st.binary(min_size=32, max_size=32),
-    rng=st.integers(0, 2**32 - 1),
-)
+@few_random_games
 def test_run_gives_what_decide_then_apply_give_at_every_command(
     rules: Rules, seed: bytes, rng: int
 ) -> None:
