@@ -31,6 +31,10 @@ from domain.results import points_number
 from domain.rules import Rules
 
 ActionKind = Literal["play", "declare", "redeal"]
+# The phases a view tests, as constants (an enum's class attribute costs more to look up).
+_DECLARING: Final = Phase.DECLARING
+_PLAYING: Final = Phase.PLAYING
+_OVER: Final = Phase.OVER
 
 
 class BadAction(ValueError):
@@ -299,9 +303,6 @@ def _seated(occupants: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
 
 
 _shown_seated: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
-_DECLARING: Final = Phase.DECLARING
-_PLAYING: Final = Phase.PLAYING
-_OVER: Final = Phase.OVER
 
 
 def seat_view(state: GameState, seat: int) -> SeatView:
