@@ -147,12 +147,18 @@ class DealState(NamedTuple):
 
     @property
     def to_move(self) -> int:
-        return (self.leader + len(self.trick)) & 3
+        return seat_to_move(self)
 
     @property
     def tricks(self) -> int:
         """Completed tricks."""
         return len(self.winners)
+
+
+def seat_to_move(st: DealState) -> int:
+    """The seat whose card the trick waits for (also once the deal is over: ask `over`). A
+    function as well as `DealState.to_move`: the compiled callers reach it without a lookup."""
+    return (st.leader + len(st.trick)) & 3
 
 
 # Building the next state with tuple.__new__ skips NamedTuple's generated __new__ (half the

@@ -65,7 +65,7 @@ def _card(run: _Play, deal_no: int, payload: object) -> _Play | None:
         card is None
         or deal != deal_no
         or len(run.trick_cards) >= 4
-        or seat != (st.leader + len(st.trick)) & 3  # the seat to move
+        or seat != dealmod.seat_to_move(st)
         # (legal_mask is 0 once the deal is over)
         or not dealmod.legal_mask(st) >> card & 1
     ):

@@ -171,7 +171,7 @@ class GameState(NamedTuple):
             return self.declarer
         st = self.deal
         if phase is _PLAYING and st is not None and not st.over:
-            return (st.leader + len(st.trick)) & 3
+            return dealmod.seat_to_move(st)
         return None
 
     @property
@@ -313,7 +313,7 @@ def _playable(state: GameState, seat: object, card: object) -> bool:
         and not st.over
         and type(card) is int
         and 0 <= card < 52
-        and seat == (st.leader + len(st.trick)) & 3  # the seat to move
+        and seat == dealmod.seat_to_move(st)
         and dealmod.legal_mask(st) >> card & 1 == 1
     )
 

@@ -19,7 +19,7 @@ from typing import Protocol
 from domain.audit import AuditReport, audit_events
 from domain.commands import Command, RevealSeed, StartDeal
 from domain.events import Event, from_payload, to_payload
-from domain.game import GameState, Phase, apply, decide
+from domain.game import GameState, Phase, apply, run
 from domain.playout import new_game
 from domain.rules import Rules
 from domain.shuffle import deal_hands
@@ -85,11 +85,9 @@ def _decide_all(
     refusal."""
     events: list[Event] = []
     for command in commands:
-        decided = decide(state, command)
+        state, decided = run(state, command)
         if isinstance(decided, Violation):
             return decided
-        for e in decided:
-            state = apply(state, e)
         events += decided
     return events, state
 
@@ -456,10 +454,8 @@ class GameRepository:
                 command: Command = StartDeal(hands)
             else:
                 command = RevealSeed(seed.hex())
-            events = decide(state, command)
+            state, events = run(state, command)
             assert not isinstance(events, Violation)
-            for e in events:
-                state = apply(state, e)
             out += events
         return out, state
 
