@@ -22,6 +22,7 @@ from tests.service import helpers
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = helpers.ADMIN
 HEADERS = helpers.ADMIN_HEADERS
+HTTP = helpers.HTTP
 GUARD = 600.0  # seconds: only a guard against a hung test, never a performance bound
 
 
@@ -65,7 +66,7 @@ class Serve:
         def up() -> dict[str, Any] | None:
             assert self.proc.poll() is None, self.log_path.read_text()[-3000:]
             try:
-                r = httpx.get(self.url + "/health/ready", timeout=2)
+                r = HTTP.get(self.url + "/health/ready", timeout=2)
             except httpx.HTTPError:
                 return None
             return dict(r.json()) if r.status_code == 200 else None
@@ -126,7 +127,7 @@ def serve_env(tmp: Path, db_url: str | None, schema: str | None) -> dict[str, st
 
 def tournament(base: str, tid: str) -> dict[str, Any] | None:
     try:
-        r = httpx.get(f"{base}/api/v1/tournaments/{tid}", timeout=5, trust_env=False)
+        r = HTTP.get(f"{base}/api/v1/tournaments/{tid}", timeout=5)
     except httpx.HTTPError:
         return None
     return dict(r.json()) if r.status_code == 200 else None
@@ -138,7 +139,7 @@ def in_round(base: str, tid: str, number: int) -> bool:
     if t is None or len(t["schedule"]) < number:
         return False
     for table in t["schedule"][number - 1]["tables"]:
-        r = httpx.get(f"{base}/api/v1/games/{table['game_id']}", timeout=5, trust_env=False)
+        r = HTTP.get(f"{base}/api/v1/games/{table['game_id']}", timeout=5)
         if (
             r.status_code == 200
             and r.json()["game"]["status"] == "live"

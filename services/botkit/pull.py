@@ -25,6 +25,8 @@ from typing import Any
 import httpx
 import orjson
 
+from services.tls import tls_context
+
 Decide = Callable[[dict[str, Any]], dict[str, Any]]
 RETRY_STATUSES = frozenset({429, 503})
 KEY_IN_PROGRESS = "idempotency_key_in_progress"
@@ -82,6 +84,7 @@ class PullBot:
             headers=self.headers,
             timeout=httpx.Timeout(self.timeout, read=None),
             trust_env=False,
+            verify=tls_context(),  # one a game: without it, each loads the store again
         )
 
     def play(self, game_id: str, seat: int, retries: int = 20) -> None:

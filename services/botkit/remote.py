@@ -15,6 +15,7 @@ import httpx
 import orjson
 
 from domain.view import Action, BadAction, SeatView
+from services.tls import tls_context
 from tournament.strategies.base import register_scheme
 
 MAX_REPLY_BYTES = 65_536
@@ -31,7 +32,9 @@ class RemoteBot:
         self.name = url
         self.url = url
         self.seconds = seconds
-        self._client = httpx.Client(timeout=seconds, follow_redirects=False, trust_env=False)
+        self._client = httpx.Client(
+            timeout=seconds, follow_redirects=False, trust_env=False, verify=tls_context()
+        )
 
     def request(self, view: SeatView) -> dict[str, Any]:
         deadline = datetime.fromtimestamp(time.time() + self.seconds, UTC)

@@ -9,8 +9,6 @@ the strike reason (stored, public), `code` the finer kind for metrics and logs.
 from __future__ import annotations
 
 import asyncio
-import functools
-import ssl
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +17,7 @@ import httpx
 import orjson
 
 from services.bots.urls import BadBotUrl, UrlPolicy
+from services.tls import tls_context
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +35,6 @@ class PushReply:
     error: BaseException | None = None
 
 
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The certificate store, loaded once per process: httpx would load it again for every
-    client (tens of milliseconds), and a context is safe to share between them."""
-    return httpx.create_ssl_context(trust_env=False)
-
-
 class PushClient:
     def __init__(
         self, policy: UrlPolicy, connect_timeout: float, max_bytes: int, user_agent: str
@@ -53,7 +45,7 @@ class PushClient:
         self._client = httpx.AsyncClient(
             follow_redirects=False,
             trust_env=False,
-            verify=_tls_context(),
+            verify=tls_context(),  # (the store loaded once a process)
             headers={"user-agent": user_agent},
             limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
         )

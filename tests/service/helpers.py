@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 
@@ -15,6 +16,12 @@ from services.play.service import GameService
 ADMIN = "test-admin-token-0123456789"
 ADMIN_HEADERS = {"authorization": f"Bearer {ADMIN}"}
 HANG_GUARD = 120.0  # seconds: only a guard against a hung test, never a performance bound
+
+# The suites' one client for requests made outside a test's own client, polls most of all:
+# `httpx.get` makes a client at each call, and each loaded the certificate store again (70 ms
+# of CPU), so a wait polling every 50 ms kept a core busy beside the processes under test.
+# (A client is safe to share between threads; a dead server's connections are dropped.)
+HTTP = httpx.Client(trust_env=False)
 
 
 def bearer(token: str) -> dict[str, str]:

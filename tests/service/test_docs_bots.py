@@ -22,7 +22,7 @@ import pytest
 from domain.rules import Rules
 from services.botkit.remote import register
 from services.settings import Settings
-from tests.processes import free_port
+from tests.processes import HTTP, free_port
 from tests.service.conftest import SettingsFactory
 from tests.service.helpers import (
     ADMIN,
@@ -71,7 +71,7 @@ def run_bot(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
 
 def _listening(url: str) -> bool:
     try:
-        httpx.get(url, timeout=1, trust_env=False)
+        HTTP.get(url, timeout=1)
     except httpx.HTTPError:
         return False
     return True  # any answer: the server is up (the example bot only implements POST)

@@ -28,7 +28,7 @@ import pytest
 import sqlalchemy as sa
 
 from services.botkit import PullBot, PushBotServer, SocketBot, strategy_decider
-from tests.processes import HEADERS, Serve, audit_all, serve_env, wait_for
+from tests.processes import HEADERS, HTTP, Serve, audit_all, serve_env, wait_for
 
 # alone: the takeover bound is measured, so no other suite may share the cores meanwhile.
 pytestmark = [pytest.mark.slow, pytest.mark.alone, pytest.mark.postgres]
@@ -104,11 +104,10 @@ def takeover_seconds(leases: Leases, dead_owner: str, games: set[str], killed_at
 
 def stream_events(server: Serve, game_id: str) -> list[dict[str, Any]]:
     try:
-        r = httpx.get(
+        r = HTTP.get(
             f"{server.url}/api/v1/games/{game_id}/events",
             params={"follow": "false", "format": "ndjson"},
             timeout=30,
-            trust_env=False,
         )
     except httpx.ConnectError as exc:
         # Seen once ("connection refused" from a process whose log showed it running): say

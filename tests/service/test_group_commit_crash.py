@@ -14,7 +14,7 @@ import httpx
 import orjson
 import pytest
 
-from tests.processes import HEADERS, Serve, serve_env
+from tests.processes import HEADERS, HTTP, Serve, serve_env
 
 GAMES = 8
 
@@ -48,17 +48,16 @@ def _play(
 
 
 def _group_sizes(url: str) -> dict[str, float]:
-    text = httpx.get(url + "/metrics", trust_env=False, timeout=30).text
+    text = HTTP.get(url + "/metrics", timeout=30).text
     found = re.findall(r'^king_commit_group_actions_bucket\{le="([^"]+)"\} (\S+)$', text, re.M)
     return {le: float(n) for le, n in found}
 
 
 def _stored_version(url: str, game_id: str) -> int:
-    r = httpx.get(
+    r = HTTP.get(
         f"{url}/api/v1/games/{game_id}/events",
         params={"follow": "false", "format": "ndjson"},
         timeout=30,
-        trust_env=False,
     )
     assert r.status_code == 200, r.text
     ids = [orjson.loads(line)["id"] for line in r.text.splitlines() if line.strip()]
@@ -112,7 +111,7 @@ def test_every_answered_action_survives_a_kill_9_of_a_grouping_server(tmp_path: 
             answered[game_id] = max(answered.get(game_id, 0), version)
         for game_id, version in answered.items():
             assert _stored_version(again.url, game_id) >= version, game_id
-            audit = httpx.get(  # (the admin's: the games are still live)
+            audit = HTTP.get(  # (the admin's: the games are still live)
                 f"{again.url}/api/v1/games/{game_id}/audit", headers=HEADERS, timeout=60
             ).json()
             assert audit["ok"] is True, audit

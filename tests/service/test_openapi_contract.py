@@ -11,10 +11,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.processes import ADMIN, Serve, serve_env
+from tests.processes import ADMIN, HTTP, Serve, serve_env
 
 HERE = Path(__file__).resolve().parent
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
@@ -81,7 +80,7 @@ def test_schemathesis_finds_no_failure_as_the_admin(service: Serve) -> None:
 def test_schemathesis_finds_no_failure_as_a_player(service: Serve) -> None:
     """A player's token reaches what the admin's cannot (its own `/me` operations) and is
     refused what only the admin may do: both answers must be in the document too."""
-    r = httpx.post(
+    r = HTTP.post(
         service.url + "/api/v1/players",
         json={"id": "ada", "name": "Ada"},
         headers={"authorization": f"Bearer {ADMIN}"},

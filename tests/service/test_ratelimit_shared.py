@@ -33,7 +33,7 @@ from services.ratelimit.redis import RedisBuckets
 from services.settings import load_settings
 from tests import processes
 from tests.service.conftest import SettingsFactory
-from tests.service.helpers import ADMIN_HEADERS, wait_for
+from tests.service.helpers import ADMIN_HEADERS, HTTP, wait_for
 
 LIMITED = "/api/v1/games"  # any limited path will do: the bucket is the caller's, not the path's
 # Where a test needs Redis to answer, a slow answer on a busy machine must not count as an
@@ -146,9 +146,7 @@ def test_king_serve_processes_on_one_redis_share_a_bucket(
             servers.append(processes.Serve(work, name, env, driver=False, scheduler=False))
         for server in servers:
             server.ready()
-        answers = [
-            httpx.get(servers[i % 2].url + LIMITED, timeout=10, trust_env=False) for i in range(6)
-        ]
+        answers = [HTTP.get(servers[i % 2].url + LIMITED, timeout=10) for i in range(6)]
         assert [r.status_code for r in answers] == [200] * 5 + [429]
         assert int(answers[-1].headers["retry-after"]) >= 1
         assert answers[-1].headers["content-type"].startswith("application/problem+json")

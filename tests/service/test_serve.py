@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import orjson
 
-from tests.service.helpers import bearer, create_game, wait_for, wait_over
+from tests.service.helpers import HTTP, bearer, create_game, wait_for, wait_over
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +49,7 @@ def test_king_serve_runs_a_game_and_logs_json_without_secrets(tmp_path: Path) ->
 
         def ready() -> bool:
             try:
-                return httpx.get(base + "/health/ready", timeout=1).status_code == 200
+                return HTTP.get(base + "/health/ready", timeout=1).status_code == 200
             except httpx.HTTPError:
                 assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
                 return False

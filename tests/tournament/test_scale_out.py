@@ -23,6 +23,7 @@ from services.botkit import PushBotServer, strategy_decider
 from tests.processes import (
     GUARD,
     HEADERS,
+    HTTP,
     Serve,
     check_once,
     finished,
@@ -61,9 +62,7 @@ def register_bots(base: str, bots: list[PushBotServer]) -> None:
 
 
 def create(base: str) -> None:
-    r = httpx.post(
-        f"{base}/api/v1/tournaments", json=tournament_body(), headers=HEADERS, trust_env=False
-    )
+    r = HTTP.post(f"{base}/api/v1/tournaments", json=tournament_body(), headers=HEADERS)
     assert r.status_code == 201, r.text
 
 
@@ -98,12 +97,11 @@ class Spectator:
             if self.events:
                 headers["last-event-id"] = str(self.events[-1]["id"])
             try:
-                with httpx.stream(
+                with HTTP.stream(
                     "GET",
                     f"{base}/api/v1/tournaments/{TID}/events",
                     headers=headers,
                     timeout=httpx.Timeout(10, read=None),
-                    trust_env=False,
                 ) as r:
                     for line in r.iter_lines():
                         if line.startswith("data: "):

@@ -17,6 +17,7 @@ from services.scheduler import LeaderLock
 from services.settings import load_settings
 from tests.processes import (
     HEADERS,
+    HTTP,
     Serve,
     check_once,
     finished,
@@ -124,7 +125,7 @@ def test_two_processes_on_postgres_one_scheduler_leads(
 
         def leaders() -> list[bool] | None:
             flags = [
-                httpx.get(s.url + "/health/ready", timeout=5).json()["scheduler"]["leader"]
+                HTTP.get(s.url + "/health/ready", timeout=5).json()["scheduler"]["leader"]
                 for s in servers
             ]
             return flags if any(flags) else None
@@ -145,7 +146,7 @@ def test_two_processes_on_postgres_one_scheduler_leads(
 
         def one_leader() -> Serve | None:
             flags = [
-                httpx.get(s.url + "/health/ready", timeout=5).json()["scheduler"]["leader"]
+                HTTP.get(s.url + "/health/ready", timeout=5).json()["scheduler"]["leader"]
                 for s in alive
             ]
             assert flags.count(True) <= 1, flags
