@@ -55,6 +55,40 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return len(os.sched_getaffinity(0)) + 1
 
 
+# The slow suites' longest modules, longest first (their slowest tests took 40-120 s each on
+# a 2-core machine: Schemathesis against a live service, three browsers playing a game,
+# pairing properties, a rolling restart, the scheduler's kill -9 runs). xdist hands tests out
+# in collection order, and these came late (tests/web last of all): one of them starting near
+# the end kept a worker busy a minute or two while the other sat idle. Run first, and handed
+# out one by one (.ci/run's --maxschedchunk 1), they are the longest jobs scheduled first.
+LONGEST_FIRST = (
+    "tests/service/test_openapi_contract.py",
+    "tests/web/test_web_lobby_browser.py",
+    "tests/tournament/test_pairing_round_robin.py",
+    "tests/tournament/test_pairing_swiss.py",
+    "tests/service/test_rolling_upgrade.py",
+    "tests/tournament/test_scheduler.py",
+    "tests/service/test_leak.py",
+    "tests/service/test_live_bots.py",
+    "tests/web/test_web_browser.py",
+    "tests/strategies/test_strategy_knowledge.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests of the LONGEST_FIRST modules before all others (a stable sort: the rest
+    keep their order, and the fast suites theirs)."""
+    rank = {module: i for i, module in enumerate(LONGEST_FIRST)}
+    last = len(rank)
+
+    def key(item: pytest.Item) -> int:
+        if item.get_closest_marker("slow") is None:
+            return last
+        return rank.get(item.nodeid.split("::", 1)[0], last)
+
+    items.sort(key=key)
+
+
 # Modules of slow tests only whose collection is itself costly: Schemathesis builds the cases
 # of test_fuzz_many.py while collecting (a few seconds in every process, of a worker's 8 s).
 SLOW_ONLY = ("tests/service/test_fuzz_many.py",)
