@@ -14,7 +14,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from domain.audit import AuditReport, audit_events
 from domain.commands import Command, RevealSeed, StartDeal
@@ -172,24 +172,36 @@ class StateCache(Protocol):
     def put(self, game_id: str, state: GameState) -> None: ...
 
 
-class LruStates:
-    """The states of the `size` games used most lately (for callers without a live cache)."""
+class Versioned(Protocol):
+    """A state folded from a stream, up to its `version`."""
+
+    @property
+    def version(self) -> int: ...
+
+
+S = TypeVar("S", bound=Versioned)
+
+
+class LruStates(Generic[S]):
+    """The states of the `size` streams used most lately (for callers without a live cache):
+    games here, tournaments in the runner. A state is kept only if it is no older than the one
+    kept, so a slow thread cannot put an older state back."""
 
     def __init__(self, size: int = 512) -> None:
-        self._states: OrderedDict[str, GameState] = OrderedDict()
+        self._states: OrderedDict[str, S] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def get(self, game_id: str) -> GameState | None:
+    def get(self, key: str) -> S | None:
         with self._lock:
-            return self._states.get(game_id)
+            return self._states.get(key)
 
-    def put(self, game_id: str, state: GameState) -> None:
+    def put(self, key: str, state: S) -> None:
         with self._lock:
-            known = self._states.get(game_id)
+            known = self._states.get(key)
             if known is None or known.version <= state.version:
-                self._states[game_id] = state
-            self._states.move_to_end(game_id)
+                self._states[key] = state
+            self._states.move_to_end(key)
             while len(self._states) > self._size:
                 self._states.popitem(last=False)
 
@@ -204,7 +216,7 @@ class GameRepository:
 
     def __init__(self, store: EventStore, states: StateCache | None = None) -> None:
         self.store = store
-        self.states: StateCache = states if states is not None else LruStates()
+        self.states: StateCache = states if states is not None else LruStates[GameState]()
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from tournament.events import (
     from_payload,
     to_payload,
 )
-from tournament.games import GameExists, GameRepository
+from tournament.games import GameExists, GameRepository, LruStates
 from tournament.model import HOUSE_BOT_PREFIX
 from tournament.pairing.duplicate import deal_plans, derive_server_seed
 from tournament.pairing.round_robin import default_rounds
@@ -168,6 +168,7 @@ class TournamentRunner:
         game_factory: how a table's game is created (default: `GameRepository.create`)."""
         self.store = store
         self.games = games or GameRepository(store)
+        self.states = LruStates[TournamentState](64)  # (see `load`)
         self.policies = policies
         self.drive_games = drive_games
         self.game_factory = game_factory or self._store_game
@@ -184,12 +185,18 @@ class TournamentRunner:
     # --- the stream --------------------------------------------------------------------------
 
     def load(self, tournament_id: str) -> TournamentState:
-        recorded = self.store.read_stream(stream_id(tournament_id))
-        if not recorded:
+        """The tournament's current state: the state kept from the last load, brought up to
+        date with the events appended since (a scheduler loads each tournament at every tick,
+        and a stream only grows, so only its new events are read and folded)."""
+        kept = self.states.get(tournament_id)
+        state = kept if kept is not None else TournamentState()
+        recorded = self.store.read_stream(stream_id(tournament_id), from_version=state.version + 1)
+        if not recorded and state.version == 0:
             raise TournamentNotFound(f"no tournament {tournament_id!r}")
-        state = TournamentState()
         for r in recorded:
             state = apply(state, from_payload(r.type, r.payload))
+        if recorded:
+            self.states.put(tournament_id, state)
         return state
 
     def tournament_ids(self) -> list[str]:

@@ -16,6 +16,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
 
 from domain.events import DealStarted
 from domain.rules import Rules
@@ -99,6 +101,28 @@ def test_two_runners_racing_take_each_step_once(store: EventStore) -> None:
         events = runner.games.events(result.game_id)
         assert [e.type for e in events].count("game_created") == 1
         assert runner.games.audit(result.game_id).ok
+
+
+KEPT_IDS = itertools.count()
+
+
+@settings(max_examples=8, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(turns=hs.lists(hs.integers(0, 1), min_size=1, max_size=12))
+def test_a_kept_state_brought_up_to_date_equals_a_fresh_fold(
+    store: EventStore, turns: list[int]
+) -> None:
+    """`load` keeps each tournament's state and reads only the events appended since: after
+    any interleaving of two runners' steps (each one appending what the other has not read),
+    both runners' loads equal the fold of the whole stream by a runner that kept nothing."""
+    tid = f"kept-{next(KEPT_IDS)}"  # (every example on the one store: a new tournament each)
+    runners = [TournamentRunner(store), TournamentRunner(store)]
+    runners[0].create(tid, parse_players("random*4"), format="swiss", rounds=2, rules=SHORT)
+    for turn in turns:
+        runners[turn].step(tid)
+        fresh = TournamentRunner(store).load(tid)
+        assert fresh.version == store.stream_version(f"tournament-{tid}")
+        for runner in runners:
+            assert runner.load(tid) == fresh
 
 
 def test_duplicate_rounds_deal_the_same_cards_at_every_table(store: EventStore) -> None:
