@@ -26,9 +26,16 @@ HTTP = helpers.HTTP
 GUARD = 600.0  # seconds: only a guard against a hung test, never a performance bound
 
 
+# What the multi-process suites wait for takes seconds (a server's start, a round, a whole
+# tournament), and a look is often a whole tournament's document, built by a server under test
+# and parsed here: 20 looks a second took a tenth of the scale-out test's own CPU.
+LONG_POLL = 0.25
+
+
 def wait_for(predicate: Any, what: str, guard: float = GUARD) -> Any:
-    """The suites' wait, with the longer guard that whole tournaments need."""
-    return helpers.wait_for(predicate, what, guard)
+    """The suites' wait, with the longer guard that whole tournaments need, looking at most
+    every LONG_POLL seconds once the first quick looks have failed."""
+    return helpers.wait_for(predicate, what, guard, LONG_POLL)
 
 
 def free_port() -> int:

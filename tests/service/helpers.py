@@ -47,10 +47,12 @@ def create_game(client: Any, token: str, seats: list[str], **extra: Any) -> str:
 FIRST_POLL, LAST_POLL = 0.005, 0.05  # seconds between looks: short at first, then backing off
 
 
-def wait_for(predicate: Callable[[], Any], what: str, guard: float = HANG_GUARD) -> Any:
-    """The predicate's first true value, looked for ever less often: most waits (a bot's move,
-    the next turn) end within milliseconds, and a fixed 50 ms poll made each such wait 50 ms,
-    hundreds of times a game."""
+def wait_for(
+    predicate: Callable[[], Any], what: str, guard: float = HANG_GUARD, last_poll: float = LAST_POLL
+) -> Any:
+    """The predicate's first true value, looked for ever less often (up to every `last_poll`
+    seconds): most waits (a bot's move, the next turn) end within milliseconds, and a fixed
+    50 ms poll made each such wait 50 ms, hundreds of times a game."""
     end = time.monotonic() + guard
     pause = FIRST_POLL
     while True:
@@ -60,7 +62,7 @@ def wait_for(predicate: Callable[[], Any], what: str, guard: float = HANG_GUARD)
         if time.monotonic() > end:
             raise AssertionError(f"gave up waiting for {what}")
         time.sleep(pause)
-        pause = min(pause * 2, LAST_POLL)
+        pause = min(pause * 2, last_poll)
 
 
 def wait_over(client: Any, game_id: str) -> dict[str, Any]:
