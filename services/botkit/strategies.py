@@ -7,16 +7,24 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from domain.game import CompletedDeal, Phase, RedealtHands
 from services.botkit.view import seat_view_from_dict
 from tournament.strategies import Strategy, make_strategy
 
 Decide = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+# Games whose ended deals a decider keeps, as rebuilt (the oldest forgotten first).
+HISTORIES_KEPT = 256
+
+
 def strategy_decider(name: str, seed: int = 0) -> Decide:
-    """`decide` for the strategy `name`: one strategy object per (game, seat)."""
+    """`decide` for the strategy `name`: one strategy object per (game, seat). Each game's
+    ended deals, once rebuilt, are kept for its next views (`seat_view_from_dict`'s
+    `known_history`), until the game is over."""
     make_strategy(name, seed)  # fail now on an unknown name
     players: dict[tuple[str, int], Strategy] = {}
+    histories: dict[str, tuple[CompletedDeal | RedealtHands, ...]] = {}
     lock = threading.Lock()
 
     def decide(request: dict[str, Any]) -> dict[str, Any]:
@@ -27,7 +35,14 @@ def strategy_decider(name: str, seed: int = 0) -> Decide:
                 strategy = players[key] = make_strategy(
                     name, seed ^ zlib.crc32(f"{key[0]}:{key[1]}".encode())
                 )
-        view = seat_view_from_dict(request["view"])
+            known = histories.get(key[0], ())
+        view = seat_view_from_dict(request["view"], known)
+        with lock:
+            histories.pop(key[0], None)
+            if view.phase is not Phase.OVER:
+                histories[key[0]] = view.history  # (re-inserted: the newest last)
+                while len(histories) > HISTORIES_KEPT:
+                    del histories[next(iter(histories))]
         try:
             action = strategy(view)
         except Exception:  # a strategy that fails still answers: the first legal action
