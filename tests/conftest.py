@@ -62,7 +62,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # the end kept a worker busy a minute or two while the other sat idle. Run first, and handed
 # out one by one (.ci/run's --maxschedchunk 1), they are the longest jobs scheduled first.
 LONGEST_FIRST = (
-    "tests/tournament/test_scale_out.py",
     "tests/service/test_openapi_contract.py",
     "tests/web/test_web_lobby_browser.py",
     "tests/tournament/test_pairing_round_robin.py",

@@ -133,9 +133,9 @@ def push_bots() -> list[PushBotServer]:
     ]
 
 
-# Not `alone`: nothing here is timed (60 s decisions, so no strike even on a loaded machine), so
-# it shares the cores with the other slow suites, first of them (tests/conftest.py).
+# alone: four king serve processes and 32 push bots fill both cores on their own.
 @pytest.mark.slow
+@pytest.mark.alone
 @pytest.mark.timeout(1500)  # two whole tournaments side by side on a shared 2-core machine
 def test_two_api_processes_one_killed_mid_round_and_the_same_standings_as_one_process(
     tmp_path: Path, pg_schemas: Callable[[], tuple[str, str]]
