@@ -93,7 +93,8 @@ def test_tournament_page_follows_rounds_to_the_end(scheduled: LiveServer, page: 
         assert page.evaluate("document.getElementById('round-1').__kept === 1")
         assert page.evaluate("document.querySelector('h1').__kept === 1")
         assert page.evaluate("window.scrollY") == 60
-        # It heard every event up to the last one on the stream (tournament_finished).
+        # It has taken in every event up to the last one (tournament_finished): from the stream,
+        # or from the parts fetched at the finish, after which it closes the stream.
         version = http.get("/api/v1/tournaments/cup").json()["tournament"]["version"]
         assert page.evaluate("document.getElementById('t-live').dataset.seen") == str(version)
         page.set_viewport_size({"width": 1100, "height": 900})

@@ -96,6 +96,10 @@
     });
     while (box.children.length > rounds.length) { box.removeChild(box.lastElementChild); }
     ["version", "finished", "playing"].forEach(function (k) { root.dataset[k] = fresh.dataset[k]; });
+    /* The parts shown are as of their version: the events up to it are taken in, whether or
+       not the stream has brought them yet (it is closed once the parts say finished). */
+    var v = Number(fresh.dataset.version) || 0;
+    if (v > lastId) { lastId = v; root.dataset.seen = String(v); }
     window.scrollTo(x, y);
     followTables();
   }
