@@ -92,11 +92,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # Modules of slow tests only whose collection is itself costly: Schemathesis builds the cases
 # of test_fuzz_many.py while collecting (a few seconds in every process, of a worker's 8 s).
 SLOW_ONLY = ("tests/service/test_fuzz_many.py",)
+# The marks every test of a SLOW_ONLY module carries, and no other that -m could name.
+SLOW_ONLY_MARKS = frozenset({"slow", "compute"})
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Leave a SLOW_ONLY module uncollected when the run's `-m` selects no slow test (the
-    README's command, `not slow`; CI's `slow and alone`)."""
+    """Leave a SLOW_ONLY module uncollected when the run's `-m` cannot select its tests (the
+    README's command, `not slow`; CI's `slow and not compute` steps)."""
     if not str(collection_path).endswith(SLOW_ONLY):
         return None
     markexpr = config.option.markexpr
@@ -106,8 +108,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         from _pytest.mark.expression import Expression
     except ImportError:  # pytest moved it: collect, as without this hook
         return None
-    # These modules' tests carry `slow` and no other mark that -m could name.
-    selects = Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
+    selects = Expression.compile(markexpr).evaluate(lambda name, **_: name in SLOW_ONLY_MARKS)
     return True if not selects else None
 
 

@@ -190,6 +190,7 @@ def test_rollout_equals_play_card_by_card(
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_st, seed=st.binary(min_size=32, max_size=32), rng=st.integers(0, 2**32 - 1))
 def test_many_random_games_keep_every_invariant(rules: Rules, seed: bytes, rng: int) -> None:

@@ -222,6 +222,7 @@ def test_a_queen_and_a_jack_of_hearts_are_not_equivalent_in_no_queens() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=random_rules(king_tricks=[0, 11, 3, 5]),

@@ -13,6 +13,7 @@ from tests.service.fuzz_target import SCHEMA, SLOW, check
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @SCHEMA.parametrize()
 @SLOW
 def test_many_generated_requests_never_get_a_server_error(case: schemathesis.Case) -> None:
@@ -20,6 +21,7 @@ def test_many_generated_requests_never_get_a_server_error(case: schemathesis.Cas
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @SCHEMA.parametrize()
 @SLOW
 def test_many_of_a_players_generated_requests_never_get_a_server_error(

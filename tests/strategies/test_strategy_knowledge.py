@@ -51,6 +51,7 @@ def test_inference_is_sound_and_samples_fit(rules: Rules, seed: bytes, base: int
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_st, seed=st.binary(min_size=8, max_size=8), base=st.integers(0, 999))
 def test_inference_is_sound_many_games(rules: Rules, seed: bytes, base: int) -> None:

@@ -38,6 +38,7 @@ def test_strong_plays_legal_actions(rules: Rules, seed: bytes) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_st, seed=seeds, base=st.integers(0, 2**32))
 def test_all_strategies_legal_many_games(rules: Rules, seed: bytes, base: int) -> None:

@@ -158,6 +158,7 @@ def test_round_robin_properties(n: int, rounds: int | None, fill: Fill, seed: st
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 70), st.one_of(st.none(), st.integers(0, 14)), fills, st.text(max_size=5))
 def test_round_robin_properties_at_length(
@@ -241,6 +242,7 @@ def test_default_rounds() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @pytest.mark.parametrize("n", [32, 48, 100])
 def test_larger_searched_round_robins(n: int) -> None:
     s = round_robin([f"p{i}" for i in range(n)], "x")

@@ -114,6 +114,7 @@ def test_swiss_properties(n: int, rounds: int, seed: int, fill: Fill, churn: boo
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 @settings(max_examples=300, deadline=None)
 @given(n=st.integers(0, 90), rounds=st.integers(1, 9), **tournaments)
 def test_swiss_properties_at_length(
@@ -215,6 +216,7 @@ def test_duplicate_entrant_refused() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.compute
 def test_ten_thousand_players_five_rounds_of_history() -> None:
     history: list[Round] = []
     for inp, rnd in simulate(10_000, 6, 3):
