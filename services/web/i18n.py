@@ -319,6 +319,10 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "sound": ("Ses", "Sound"),
     "reconnecting": ("bağlantı koptu, yeniden bağlanılıyor…", "connection lost, reconnecting…"),
+    "not_sent": (
+        "hamle gönderilemedi (bağlantı yok); yeniden deneyin",
+        "the move could not be sent (no connection); try again",
+    ),
     "format_swiss": ("İsviçre sistemi", "Swiss"),
     "format_round_robin": ("Herkes herkesle", "Round robin"),
     "ladder_short": ("Lig", "Ladder"),

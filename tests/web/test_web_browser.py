@@ -281,6 +281,87 @@ def test_a_click_on_the_next_turn_counts_while_the_last_reply_is_slow(
     assert not page.js_errors, page.js_errors
 
 
+def _moves_of_seat_0(http: httpx.Client, game_id: str) -> int:
+    """How many declarations and cards seat 0 has made, by the game's public log."""
+    r = http.get(f"/api/v1/games/{game_id}/events?format=ndjson&follow=false")
+    assert r.status_code == 200, r.text
+    kinds = ("contract_declared", "card_played")
+    messages = [json.loads(line) for line in r.text.splitlines() if line.strip()]
+    return sum(1 for m in messages if m["type"] in kinds and m["data"].get("seat") == 0)
+
+
+def test_a_move_lost_on_the_way_is_sent_again_and_decided_once(
+    server: LiveServer, page: Any
+) -> None:
+    """A move whose request never reaches the service is sent again; one whose reply is lost
+    after the service decided it is sent again with the same Idempotency-Key and answered
+    with that decision, not taken twice. The page used to drop the move without a word."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        _game(http, token, ["ada", "house:random", "house:random", "house:random"], "lost")
+        _sign_in(page, server, "lost", token)
+        page.wait_for_selector("#whoami:has-text('ada')")
+        keys: list[str] = []
+        replies: list[tuple[int, str | None]] = []  # the answers to the tries sent again
+
+        def lose_each_first_try(route: Any) -> None:
+            key = route.request.headers["idempotency-key"]
+            keys.append(key)
+            if keys.count(key) > 1:
+                reply = route.fetch()
+                replies.append((reply.status, reply.headers.get("idempotent-replayed")))
+                route.fulfill(response=reply)
+            elif len(set(keys)) == 1:
+                route.abort("connectionreset")  # the first move: never reaches the service
+            else:
+                route.fetch()  # the second move: decided, then its reply is lost
+                route.abort("connectionreset")
+
+        page.route("**/api/v1/games/lost/actions", lose_each_first_try)
+        turn = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
+        for expected_moves in (1, 2):
+            page.wait_for_function(turn, timeout=30_000)
+            before = page.evaluate("document.body.dataset.version")
+            _move(page)
+            page.wait_for_function(f"document.body.dataset.version !== '{before}'", timeout=30_000)
+            wait_for(
+                lambda n=expected_moves: _moves_of_seat_0(http, "lost") >= n,  # type: ignore[misc]
+                "the move to be in the log",
+            )
+            assert _moves_of_seat_0(http, "lost") == expected_moves
+        # Route handlers run only while this thread is inside a Playwright call: wait in one.
+        for _ in range(300):
+            if len(replies) == 2:
+                break
+            page.wait_for_timeout(100)
+        assert len(keys) == 4 and keys[0] == keys[1] and keys[2] == keys[3] != keys[0], keys
+        # The first move's second try was its first to arrive; the second move's was answered
+        # with the decision already taken, not decided again.
+        assert replies == [(200, None), (200, "true")], replies
+        page.wait_for_timeout(300)  # the replayed answer handled by the page
+        assert _moves_of_seat_0(http, "lost") == 2
+        assert not page.inner_text("#error"), page.inner_text("#error")
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_move_that_cannot_be_sent_says_so(server: LiveServer, page: Any) -> None:
+    """With the service out of reach through every try, the page says the move was not sent
+    (instead of nothing at all), and the seat keeps its turn."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        _game(http, token, ["ada", "house:random", "house:random", "house:random"], "cut")
+    _sign_in(page, server, "cut", token, lang="en")
+    page.wait_for_selector("#whoami:has-text('ada')")
+    page.route("**/api/v1/games/cut/actions", lambda route: route.abort("internetdisconnected"))
+    turn = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
+    page.wait_for_function(turn, timeout=30_000)
+    _move(page)
+    page.wait_for_function("document.getElementById('error').textContent !== ''", timeout=30_000)
+    assert "could not be sent" in page.inner_text("#error")
+    assert page.evaluate("document.body.dataset.myTurn") == "1"
+    assert not page.js_errors, page.js_errors
+
+
 def _contract(page: Any) -> str:
     return str(page.inner_text("#contract"))
 

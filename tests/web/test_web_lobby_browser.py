@@ -58,7 +58,14 @@ def _play_one(page: Any) -> None:
         choice = page.locator("#hand button.card.legal").first
     choice.wait_for(timeout=10_000)
     choice.click()
-    page.wait_for_function(f"document.body.dataset.version !== '{version}'", timeout=60_000)
+    try:
+        page.wait_for_function(f"document.body.dataset.version !== '{version}'", timeout=60_000)
+    except Exception as exc:  # say what the page showed: the timeout alone tells nothing
+        shown = page.evaluate("JSON.stringify(document.body.dataset)")
+        status, error = page.inner_text("#status"), page.inner_text("#error")
+        raise AssertionError(
+            f"no new version after a move at {version}: {shown}, status {status!r}, error {error!r}"
+        ) from exc
     assert not page.inner_text("#error"), page.inner_text("#error")
 
 

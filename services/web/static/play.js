@@ -22,6 +22,7 @@
     var box = document.getElementById("error");
     box.textContent = "";
     if (!p) { return; }
+    if (typeof p === "string") { box.textContent = p; return; }
     var msg = T.refused + ": " + (p.message || p.detail || p.title || String(p));
     if (p.code) { msg += " [" + p.code + (p.rule ? ", " + p.rule : "") + "]"; }
     if (p.strike) {
@@ -135,6 +136,14 @@
     box.textContent = T.time_left + ": " + left.toFixed(1) + " " + T.seconds;
     box.classList.toggle("low", left < 5);
   }
+  /* A fresh Idempotency-Key: 128 random bits as hex (crypto.getRandomValues works on plain
+     http too, unlike crypto.randomUUID). */
+  function newKey() {
+    var b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  }
+  var RETRY_MS = [500, 1000, 2000, 4000];
   function act(action) {
     /* One action per decision: a second click at the same version is dropped. Not one action
        at a time: the stream can show the seat's next turn before this action's own reply
@@ -145,13 +154,33 @@
     action.seat = seat;
     if (at !== null) { action.version = at; }
     function done() { if (acting === at) { acting = null; } }
-    api("/games/" + gid + "/actions", {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(action)
-    }).then(function (r) {
-      done();
-      if (r.ok) { showError(null); render(r.body.view, r.body.version); refresh(); }
-      else { showError(r.body); refresh(); }
-    }, done);
+    /* A request lost on the way (a dropped connection, a server restarting) is sent again
+       with the same Idempotency-Key, so the service decides the action once whatever the
+       tries; so is one whose first try is still being decided. After the last try the
+       page says so and shows the game as it is. */
+    var key = newKey(), tries = 0;
+    function again() {
+      if (tries >= RETRY_MS.length) {
+        done();
+        showError(T.not_sent);
+        refresh();
+        return;
+      }
+      setTimeout(send, RETRY_MS[tries++]);
+    }
+    function send() {
+      api("/games/" + gid + "/actions", {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify(action)
+      }).then(function (r) {
+        if (r.status === 409 && r.body && r.body.code === "idempotency_key_in_progress") { again(); return; }
+        done();
+        if (r.ok) { showError(null); render(r.body.view, r.body.version); refresh(); }
+        else { showError(r.body); refresh(); }
+      }, again);
+    }
+    send();
   }
   function trickEl(tr) {
     var wrap = K.el("div", "mini-trick");
