@@ -5,7 +5,8 @@ feed position as id; a table changed twice between two looks is sent once, as it
 (its `data` holds every seat, so nothing is lost to a client). A stream wakes when this
 process changes a table or the feed watcher folds another process's change, and looks again
 every `poll_seconds` anyway. Resumable: `Last-Event-ID` (or `?after=`) sends what changed
-since; without it the stream starts from now (read `GET /api/v1/lobby` first).
+since; without it the stream starts from now (read `GET /api/v1/lobby` first), and an SSE
+stream says where that is in its first lines (an `id:` without data).
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ async def lobby_stream(
     position = options.after if resumed else await asyncio.to_thread(book.head)
     last_sent = time.monotonic()
     if fmt == "sse":
-        yield b"retry: 2000\n\n"
+        # The starting position as the event id (no data: nothing is dispatched), so that a
+        # browser reconnecting before the first change resumes from here, not from a new now.
+        yield f"retry: 2000\nid: {position}\n\n".encode()
     while True:
         epoch = desk.epoch
         changes = await asyncio.to_thread(book.changes, position, BATCH)

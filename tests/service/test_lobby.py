@@ -348,6 +348,20 @@ def test_the_stream_shows_each_change(lobby: Any) -> None:
     assert all(a["id"] < b["id"] for a, b in itertools.pairwise(last))
 
 
+def test_a_stream_from_now_says_where_it_starts_and_resumes_from_there(lobby: Any) -> None:
+    """Started from now, the SSE stream's first lines give its position as the event id (no
+    data), so that a browser reconnecting before any change resumes from there."""
+    client, tokens = lobby
+    open_table(client, tokens["ada"])  # something before now, which a resume must not repeat
+    now = client.get("/api/v1/lobby").json()["position"]
+    first = client.get("/api/v1/lobby/events?follow=false").text
+    assert first.startswith(f"retry: 2000\nid: {now}\n\n"), first
+    table = open_table(client, tokens["bo"])
+    resumed = client.get("/api/v1/lobby/events?follow=false", headers={"last-event-id": str(now)})
+    ids = [line for line in resumed.text.splitlines() if line.startswith("data:")]
+    assert len(ids) == 1 and f'"table_id":"{table["id"]}"' in ids[0], resumed.text
+
+
 def test_two_processes_one_lobby_live_stream_and_the_race(
     backend_settings: SettingsFactory, live_server: Any
 ) -> None:
