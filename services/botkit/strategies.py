@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -16,14 +17,19 @@ Decide = Callable[[dict[str, Any]], dict[str, Any]]
 
 # Games whose ended deals a decider keeps, as rebuilt (the oldest forgotten first).
 HISTORIES_KEPT = 256
+# Seats whose strategy object a decider keeps (the least recently asked forgotten first). A bot
+# is not asked once its game is over, so an ended game's seats would otherwise be kept for as
+# long as `king bot serve` runs; a seat forgotten while its game goes on gets a new object,
+# seeded alike, at its next turn.
+STRATEGIES_KEPT = 4 * HISTORIES_KEPT
 
 
 def strategy_decider(name: str, seed: int = 0) -> Decide:
-    """`decide` for the strategy `name`: one strategy object per (game, seat). Each game's
-    ended deals, once rebuilt, are kept for its next views (`seat_view_from_dict`'s
-    `known_history`), until the game is over."""
+    """`decide` for the strategy `name`: one strategy object per (game, seat), for the
+    `STRATEGIES_KEPT` seats asked last. Each game's ended deals, once rebuilt, are kept for its
+    next views (`seat_view_from_dict`'s `known_history`), until the game is over."""
     make_strategy(name, seed)  # fail now on an unknown name
-    players: dict[tuple[str, int], Strategy] = {}
+    players: OrderedDict[tuple[str, int], Strategy] = OrderedDict()
     histories: dict[str, tuple[CompletedDeal | RedealtHands, ...]] = {}
     lock = threading.Lock()
 
@@ -35,6 +41,10 @@ def strategy_decider(name: str, seed: int = 0) -> Decide:
                 strategy = players[key] = make_strategy(
                     name, seed ^ zlib.crc32(f"{key[0]}:{key[1]}".encode())
                 )
+                while len(players) > STRATEGIES_KEPT:
+                    players.popitem(last=False)
+            else:
+                players.move_to_end(key)
             known = histories.get(key[0], ())
         view = seat_view_from_dict(request["view"], known)
         with lock:
