@@ -358,8 +358,8 @@ def test_a_stream_from_now_says_where_it_starts_and_resumes_from_there(lobby: An
     assert first.startswith(f"retry: 2000\nid: {now}\n\n"), first
     table = open_table(client, tokens["bo"])
     resumed = client.get("/api/v1/lobby/events?follow=false", headers={"last-event-id": str(now)})
-    ids = [line for line in resumed.text.splitlines() if line.startswith("data:")]
-    assert len(ids) == 1 and f'"table_id":"{table["id"]}"' in ids[0], resumed.text
+    data = [line for line in resumed.text.splitlines() if line.startswith("data:")]
+    assert len(data) == 1 and f'"table_id":"{table["id"]}"' in data[0], resumed.text
 
 
 def test_two_processes_one_lobby_live_stream_and_the_race(

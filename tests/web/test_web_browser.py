@@ -16,6 +16,8 @@ from tests.web.conftest import shot
 
 pytestmark = pytest.mark.slow
 HOUSE = ["house:random"] * 4
+MY_TURN = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
+"""The page's condition for the seat's turn in a game still in play."""
 PHONE = {"width": 390, "height": 844}
 
 
@@ -264,12 +266,11 @@ def test_a_click_on_the_next_turn_counts_while_the_last_reply_is_slow(
             held.append((route, route.fetch()))  # the server acts now; the page hears later
 
     page.route("**/api/v1/games/slow/actions", hold_the_first_reply)
-    turn = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
-    page.wait_for_function(turn, timeout=30_000)
+    page.wait_for_function(MY_TURN, timeout=30_000)
     first = page.evaluate("document.body.dataset.version")
     _move(page)
     # The stream shows the move and the bots' answers: the seat's next turn, reply still held.
-    page.wait_for_function(f"({turn}) && document.body.dataset.version !== '{first}'")
+    page.wait_for_function(f"({MY_TURN}) && document.body.dataset.version !== '{first}'")
     assert len(held) == 1
     second = page.evaluate("document.body.dataset.version")
     _move(page)
@@ -288,6 +289,13 @@ def _moves_of_seat_0(http: httpx.Client, game_id: str) -> int:
     kinds = ("contract_declared", "card_played")
     messages = [json.loads(line) for line in r.text.splitlines() if line.strip()]
     return sum(1 for m in messages if m["type"] in kinds and m["data"].get("seat") == 0)
+
+
+def _wait_for_moves_of_seat_0(http: httpx.Client, game_id: str, moves: int) -> None:
+    def logged() -> bool:
+        return _moves_of_seat_0(http, game_id) >= moves
+
+    wait_for(logged, f"seat 0's move {moves} to be in the log")
 
 
 def test_a_move_lost_on_the_way_is_sent_again_and_decided_once(
@@ -318,16 +326,12 @@ def test_a_move_lost_on_the_way_is_sent_again_and_decided_once(
                 route.abort("connectionreset")
 
         page.route("**/api/v1/games/lost/actions", lose_each_first_try)
-        turn = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
         for expected_moves in (1, 2):
-            page.wait_for_function(turn, timeout=30_000)
+            page.wait_for_function(MY_TURN, timeout=30_000)
             before = page.evaluate("document.body.dataset.version")
             _move(page)
             page.wait_for_function(f"document.body.dataset.version !== '{before}'", timeout=30_000)
-            wait_for(
-                lambda n=expected_moves: _moves_of_seat_0(http, "lost") >= n,  # type: ignore[misc]
-                "the move to be in the log",
-            )
+            _wait_for_moves_of_seat_0(http, "lost", expected_moves)
             assert _moves_of_seat_0(http, "lost") == expected_moves
         # Route handlers run only while this thread is inside a Playwright call: wait in one.
         for _ in range(300):
@@ -353,8 +357,7 @@ def test_a_move_that_cannot_be_sent_says_so(server: LiveServer, page: Any) -> No
     _sign_in(page, server, "cut", token, lang="en")
     page.wait_for_selector("#whoami:has-text('ada')")
     page.route("**/api/v1/games/cut/actions", lambda route: route.abort("internetdisconnected"))
-    turn = "document.body.dataset.myTurn === '1' && document.body.dataset.phase !== 'over'"
-    page.wait_for_function(turn, timeout=30_000)
+    page.wait_for_function(MY_TURN, timeout=30_000)
     _move(page)
     page.wait_for_function("document.getElementById('error').textContent !== ''", timeout=30_000)
     assert "could not be sent" in page.inner_text("#error")
