@@ -282,6 +282,43 @@ def test_a_click_on_the_next_turn_counts_while_the_last_reply_is_slow(
     assert not page.js_errors, page.js_errors
 
 
+def test_a_card_pressed_while_the_page_reads_its_view_again_is_played(
+    server: LiveServer, page: Any
+) -> None:
+    """A press held while the page reads the seat's view again (its poll, every 5 seconds; a
+    stream's wake-up does the same) is a move when released. The page used to build its hand
+    and buttons anew on every read, even of the version it showed: the press and the release
+    fell on two different buttons, the browser made no click of them, and the move was lost
+    without a word (the three-browser lobby game stalled on it on busy machines)."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        token = _player(http, "ada")
+        _game(http, token, ["ada", "house:random", "house:random", "house:random"], "held")
+    _sign_in(page, server, "held", token)
+    page.wait_for_selector("#whoami:has-text('ada')")
+    page.wait_for_function(MY_TURN, timeout=30_000)
+    before = page.evaluate("document.body.dataset.version")
+    if page.evaluate("document.body.dataset.phase") == "declaring":
+        target = page.locator("#declare button[data-contract]").first
+    else:
+        target = page.locator("#hand button.card.legal").first
+    box = target.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+
+    def a_read_of_the_seat_view(response: Any) -> bool:
+        path = response.url.split("?", 1)[0]
+        return response.request.method == "GET" and path.endswith("/games/held/seats/0")
+
+    with page.expect_response(a_read_of_the_seat_view, timeout=15_000):
+        pass  # the page's next read, at the version it shows (nobody else can move)
+    page.wait_for_timeout(300)  # its answer handled
+    assert page.evaluate("document.body.dataset.version") == before
+    page.mouse.up()
+    page.wait_for_function(f"document.body.dataset.version !== '{before}'", timeout=15_000)
+    assert not page.inner_text("#error"), page.inner_text("#error")
+    assert not page.js_errors, page.js_errors
+
+
 def _moves_of_seat_0(http: httpx.Client, game_id: str) -> int:
     """How many declarations and cards seat 0 has made, by the game's public log."""
     r = http.get(f"/api/v1/games/{game_id}/events?format=ndjson&follow=false")

@@ -138,6 +138,48 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
     assert not page.js_errors, page.js_errors
 
 
+def test_a_join_pressed_while_another_table_changes_still_joins(
+    server: LiveServer, page: Any
+) -> None:
+    """A press on one table's Join held while another table changes (news of the lobby's
+    stream) joins when released; a table opened later is listed first. The page used to build
+    the whole list again on every change: the release fell on a new button, and the browser
+    made no click of it."""
+    rows = "rows => rows.map(r => r.dataset.table)"
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        ada, bo, cem = _player(http, "ada"), _player(http, "bo"), _player(http, "cem")
+        page.goto(f"{server.url}/lobby?lang=en")
+        page.fill("#token", bo)
+        page.click("#signin button[type=submit]")
+        page.wait_for_selector("#whoami:has-text('bo')")
+        page.wait_for_function("document.body.dataset.lobby === 'ready'")
+        body = {"seats": ["person", "person", "person", "house:heuristic"]}
+
+        def open_table(token: str) -> str:
+            r = http.post("/api/v1/lobby/tables", json=body, headers=bearer(token))
+            assert r.status_code == 201, r.text
+            tid = str(r.json()["id"])
+            page.locator(f"li.lobby-table[data-table={tid}]").wait_for(timeout=15_000)
+            return tid
+
+        older, newer = open_table(cem), open_table(ada)
+        assert page.eval_on_selector_all("#table-list > li", rows) == [newer, older]
+        join = page.locator(f"li.lobby-table[data-table={newer}] button.join")
+        box = join.bounding_box(timeout=15_000)
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        r = http.post(f"/api/v1/lobby/tables/{older}/join", headers=bearer(ada))
+        assert r.status_code == 200, r.text
+        page.locator(f"li.lobby-table[data-table={older}]:has-text('ada')").wait_for(timeout=15_000)
+        assert join.bounding_box() == box  # the row below changed; this one did not move
+        page.mouse.up()
+        page.locator(f"li.lobby-table[data-table={newer}] button.leave").wait_for(timeout=15_000)
+        assert "bo" in http.get(f"/api/v1/lobby/tables/{newer}").json()["seats"]
+        newest = open_table(cem)
+        assert page.eval_on_selector_all("#table-list > li", rows) == [newest, newer, older]
+    assert not page.js_errors, page.js_errors
+
+
 def test_the_quick_game_goes_straight_to_its_table(server: LiveServer, page: Any) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
         ada = _player(http, "ada")

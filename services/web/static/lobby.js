@@ -65,20 +65,38 @@
     }
     return li;
   }
+  function listed(t) { return t.status === "open" || t.status === "full"; }
   function render() {
     var list = document.getElementById("table-list");
     list.textContent = "";
     var shown = Object.keys(tables).map(function (k) { return tables[k]; })
-      .filter(function (t) { return t.status === "open" || t.status === "full"; })
+      .filter(listed)
       .sort(function (a, b) { return a.created_at < b.created_at ? 1 : -1; });
     shown.forEach(function (t) { list.appendChild(row(t)); });
     document.getElementById("tables-empty").hidden = shown.length > 0;
   }
+  /* One table changed: its row alone is built again, placed (newest first) or taken away.
+     Building the whole list again put a press on another table's button and its release on
+     two different buttons, which the browser does not count as a click. */
   function update(t) {
     if (!t) { return; }
     tables[t.id] = t;
     if (t.status === "started" && sits(t)) { go(t); return; }
-    render();
+    var list = document.getElementById("table-list");
+    var rows = Array.prototype.slice.call(list.children);
+    var old = rows.filter(function (li) { return li.dataset.table === t.id; })[0];
+    if (!listed(t)) {
+      if (old) { old.remove(); }
+    } else if (old) {
+      old.replaceWith(row(t));
+    } else {
+      var later = rows.filter(function (li) {
+        var other = tables[li.dataset.table];
+        return other && other.created_at < t.created_at;
+      })[0];
+      list.insertBefore(row(t), later || null);
+    }
+    document.getElementById("tables-empty").hidden = list.children.length > 0;
   }
   function tournaments(list) {
     var ul = document.getElementById("tournament-list");

@@ -196,8 +196,14 @@
   function render(view, version) {
     /* Several reads can be in flight (the stream's wake-ups, the poll, an action's own reply),
        and their answers can come back out of order: an older view must not replace a newer
-       one, or the page would offer a move already made. */
-    if (state && version < state.version) { return; }
+       one, or the page would offer a move already made. Nor is the version shown built
+       again (the poll and every stream wake-up read it anew): a view is the same at the same
+       version, and rebuilding the hand under a press put its release on another button,
+       which the browser does not count as a click: the move was lost without a word. */
+    if (state && version <= state.version) {
+      if (state.phase === "over") { showResult(); } /* (again, if its first fetch failed) */
+      return;
+    }
     view.version = version;
     state = view;
     var myTurn = view.to_move === seat;
