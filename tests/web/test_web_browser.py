@@ -758,3 +758,37 @@ def test_an_invitee_accepts_in_the_browser_and_the_game_starts(
         page.locator("li.invitation").first.wait_for(state="detached", timeout=15_000)
         assert page.locator("li.invitation").count() == 0
     assert not page.js_errors, page.js_errors
+
+
+def test_an_accept_pressed_while_another_invitation_goes_still_accepts(
+    server: LiveServer, page: Any
+) -> None:
+    """A press on Accept held while the list reloads (here: an older invitation cancelled, the
+    player's stream's notice) accepts when released. The panel used to build every row again on
+    each reload: the release fell on a new button, and the browser made no click of it."""
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        ada, bo = _player(http, "ada"), _player(http, "bo")
+        page.goto(f"{server.url}/invitations?lang=en")
+        page.fill("#token", bo)
+        page.click("#signin button[type=submit]")
+        page.wait_for_selector("#whoami:has-text('bo')")
+        page.wait_for_selector("#invitations-empty:not([hidden])")
+        for game_id in ("older", "newer"):
+            _game(http, ada, ["ada", "bo", "house:random", "house:heuristic"], game_id)
+            page.locator(f"li.invitation[data-game={game_id}]").wait_for(timeout=15_000)
+        shown = "rows => rows.map(r => r.dataset.game)"
+        assert page.eval_on_selector_all("#invitation-list > li", shown) == ["newer", "older"]
+        received = http.get("/api/v1/me/invitations", headers=bearer(bo)).json()["received"]
+        older = next(i["id"] for i in received if i["game_id"] == "older")
+        accept = page.locator("li.invitation[data-game=newer] button[data-answer=accept]")
+        box = accept.bounding_box(timeout=15_000)
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        r = http.post(f"/api/v1/invitations/{older}/cancel", headers=bearer(ada))
+        assert r.status_code == 200, r.text
+        page.locator("li.invitation[data-game=older]").wait_for(state="detached", timeout=15_000)
+        assert accept.bounding_box() == box  # the row below went; this one did not move
+        page.mouse.up()
+        page.wait_for_selector("#invitations-status:has-text('You accepted')", timeout=15_000)
+        assert http.get("/api/v1/games/newer").json()["game"]["status"] == "live"
+    assert not page.js_errors, page.js_errors

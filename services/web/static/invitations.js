@@ -46,6 +46,7 @@
     say("invitations-error", "");
     api("/invitations/" + encodeURIComponent(inv.id) + "/" + how, { method: "POST" }).then(function (r) {
       if (!r.ok) {
+        li.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
         var p = r.body || {};
         say("invitations-error", T.refused + ": " + (p.detail || p.title || r.status) + (p.code ? " [" + p.code + "]" : ""));
       } else {
@@ -62,14 +63,31 @@
       if (onChange) { onChange(r.ok ? r.body : null); }
     });
   }
+  /* The list as `received` says, each invitation's row kept while it is unchanged: a reload
+     (the poll, any invitation notice) that built every row again put a press on Accept and
+     its release on two different buttons, which the browser does not count as a click. */
+  function show(list, received) {
+    var rows = {};
+    Array.prototype.forEach.call(list.children, function (li) { rows[li.dataset.invitation] = li; });
+    received.forEach(function (inv, i) {
+      var same = JSON.stringify(inv), li = rows[inv.id];
+      delete rows[inv.id];
+      if (!li || li.dataset.same !== same) {
+        var fresh = item(inv);
+        fresh.dataset.same = same;
+        if (li) { list.replaceChild(fresh, li); }
+        li = fresh;
+      }
+      if (list.children[i] !== li) { list.insertBefore(li, list.children[i] || null); }
+    });
+    Object.keys(rows).forEach(function (id) { list.removeChild(rows[id]); });
+  }
   function load() {
     var mine = gen;
     return api("/me/invitations?status=pending").then(function (r) {
       if (mine !== gen || !r.ok) { return; }
-      var list = document.getElementById("invitation-list");
       var received = r.body.received || [];
-      list.textContent = "";
-      received.forEach(function (inv) { list.appendChild(item(inv)); });
+      show(document.getElementById("invitation-list"), received);
       var panel = box();
       document.getElementById("invitations-empty").hidden = received.length > 0;
       if (panel.dataset.hideEmpty) { panel.hidden = received.length === 0 && !document.getElementById("invitations-status").textContent; }
