@@ -124,3 +124,12 @@ def server(tmp_path: Path, seed_sqlite: Callable[[Path], None]) -> Iterator[Live
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def press(page: Any, target: Any) -> dict[str, float]:
+    """Press the mouse on `target` (a locator) and hold it there; its box, to compare with
+    where it is at the release (`page.mouse.up()`)."""
+    box: dict[str, float] = target.bounding_box(timeout=15_000)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    return box

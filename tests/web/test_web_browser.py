@@ -12,7 +12,7 @@ import pytest
 
 from services.app import services_of
 from tests.service.helpers import ADMIN, ADMIN_HEADERS, LiveServer, bearer, wait_for
-from tests.web.conftest import shot
+from tests.web.conftest import press, shot
 
 pytestmark = pytest.mark.slow
 HOUSE = ["house:random"] * 4
@@ -301,9 +301,7 @@ def test_a_card_pressed_while_the_page_reads_its_view_again_is_played(
         target = page.locator("#declare button[data-contract]").first
     else:
         target = page.locator("#hand button.card.legal").first
-    box = target.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
+    press(page, target)
 
     def a_read_of_the_seat_view(response: Any) -> bool:
         path = response.url.split("?", 1)[0]
@@ -781,9 +779,7 @@ def test_an_accept_pressed_while_another_invitation_goes_still_accepts(
         received = http.get("/api/v1/me/invitations", headers=bearer(bo)).json()["received"]
         older = next(i["id"] for i in received if i["game_id"] == "older")
         accept = page.locator("li.invitation[data-game=newer] button[data-answer=accept]")
-        box = accept.bounding_box(timeout=15_000)
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        page.mouse.down()
+        box = press(page, accept)
         r = http.post(f"/api/v1/invitations/{older}/cancel", headers=bearer(ada))
         assert r.status_code == 200, r.text
         page.locator("li.invitation[data-game=older]").wait_for(state="detached", timeout=15_000)

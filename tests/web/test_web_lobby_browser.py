@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.service.helpers import ADMIN_HEADERS, LiveServer, bearer, wait_for
-from tests.web.conftest import shot
+from tests.web.conftest import press, shot
 
 pytestmark = pytest.mark.slow
 
@@ -22,6 +22,15 @@ def _player(http: httpx.Client, player_id: str) -> str:
     r = http.post("/api/v1/players", json={"id": player_id}, headers=ADMIN_HEADERS)
     assert r.status_code == 201, r.text
     return str(r.json()["token"])
+
+
+def _open_the_lobby(page: Any, server: LiveServer, token: str, name: str) -> None:
+    """/lobby, signed in with the player's token, its list loaded."""
+    page.goto(f"{server.url}/lobby?lang=en")
+    page.fill("#token", token)
+    page.click("#signin button[type=submit]")
+    page.wait_for_selector(f"#whoami:has-text('{name}')")
+    page.wait_for_function("document.body.dataset.lobby === 'ready'")
 
 
 def _play_over_the_api(
@@ -74,11 +83,7 @@ def test_a_browser_joins_an_open_table_and_plays_it_to_the_end(
 ) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
         ada, bo, cem = _player(http, "ada"), _player(http, "bo"), _player(http, "cem")
-        page.goto(f"{server.url}/lobby?lang=en")
-        page.fill("#token", bo)
-        page.click("#signin button[type=submit]")
-        page.wait_for_selector("#whoami:has-text('bo')")
-        page.wait_for_function("document.body.dataset.lobby === 'ready'")
+        _open_the_lobby(page, server, bo, "bo")
         page.wait_for_selector("#tables-empty:not([hidden])")
         body = {
             "seats": ["person", "person", "person", "house:heuristic"],
@@ -148,11 +153,7 @@ def test_a_join_pressed_while_another_table_changes_still_joins(
     rows = "rows => rows.map(r => r.dataset.table)"
     with httpx.Client(base_url=server.url, timeout=30) as http:
         ada, bo, cem = _player(http, "ada"), _player(http, "bo"), _player(http, "cem")
-        page.goto(f"{server.url}/lobby?lang=en")
-        page.fill("#token", bo)
-        page.click("#signin button[type=submit]")
-        page.wait_for_selector("#whoami:has-text('bo')")
-        page.wait_for_function("document.body.dataset.lobby === 'ready'")
+        _open_the_lobby(page, server, bo, "bo")
         body = {"seats": ["person", "person", "person", "house:heuristic"]}
 
         def open_table(token: str) -> str:
@@ -165,9 +166,7 @@ def test_a_join_pressed_while_another_table_changes_still_joins(
         older, newer = open_table(cem), open_table(ada)
         assert page.eval_on_selector_all("#table-list > li", rows) == [newer, older]
         join = page.locator(f"li.lobby-table[data-table={newer}] button.join")
-        box = join.bounding_box(timeout=15_000)
-        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        page.mouse.down()
+        box = press(page, join)
         r = http.post(f"/api/v1/lobby/tables/{older}/join", headers=bearer(ada))
         assert r.status_code == 200, r.text
         page.locator(f"li.lobby-table[data-table={older}]:has-text('ada')").wait_for(timeout=15_000)
