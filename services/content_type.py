@@ -8,7 +8,6 @@ strictly decoded value is the one the handler receives."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import msgspec
@@ -54,8 +53,9 @@ async def require_json(request: Request[Any, Any, Any]) -> Response[Any] | None:
     )
 
 
-@cache
 def _body_type(handler: HTTPRouteHandler) -> Any:
+    # Not cached here: the handler memoizes its parsed signature, and a cache keyed by handlers
+    # kept every app that ever answered a body alive (each app has handlers of its own).
     data = handler.parsed_fn_signature.parameters.get("data")
     return None if data is None else data.annotation
 

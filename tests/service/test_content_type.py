@@ -3,8 +3,11 @@ so a body never reaches the rules as an accidental JSON parse and never costs a 
 
 from __future__ import annotations
 
+import gc
+
 import orjson
 import pytest
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from services.app import create_app
@@ -120,3 +123,19 @@ def test_a_json_body_is_decoded_once_and_the_handler_gets_that_value(
         assert r.status_code == 201, r.text
         assert r.json()["player"]["name"] == "Bea"
         assert calls == []
+
+
+def test_an_app_that_checked_a_body_is_freed_once_closed(make_settings: SettingsFactory) -> None:
+    """The strict body check keeps nothing of the app that answered: the check once cached
+    each route handler's body type, and with it every app the process ever made (a test run's
+    hundreds of apps stayed in memory, and every full collection of the cycle collector went
+    over them again). The process's newest app stays referenced by the module-level socket
+    handler it registered, so the first of two apps is the one looked for."""
+    apps = [create_app(make_settings()), create_app(make_settings())]
+    for app, player in zip(apps, ("ada", "bo"), strict=True):
+        with TestClient(app) as client:
+            assert create_player(client, player)  # a POST with a JSON body, checked strictly
+    first = id(apps[0])  # (a Litestar app takes no weak reference)
+    del apps, app, client
+    gc.collect()
+    assert not any(isinstance(o, Litestar) and id(o) == first for o in gc.get_objects())
