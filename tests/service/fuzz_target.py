@@ -41,6 +41,7 @@ SCHEMA = schemathesis.openapi.from_asgi("/schema/openapi.json", APP)
 # Only "no server error" here, in process and fast; every check of the whole contract runs
 # against a live service in tests/service/test_openapi_contract.py.
 CHECKS = [not_a_server_error]
+ANSWER_SECONDS = 120
 FAST = hsettings(
     max_examples=15,
     deadline=None,
@@ -63,7 +64,13 @@ def check(case: schemathesis.Case, who: str) -> None:
             params["game_id"] = GAME
         if "player_id" in params:
             params["player_id"] = PLAYER
-    response = case.call(headers=bearer(TOKENS[who]))
+    # Two minutes for an answer, not Schemathesis's default 10 s: CI runs the many-examples
+    # suite at idle priority beside its other steps, where a request can wait that long for a
+    # core, and a 404 once did. What is checked is the answer, not its speed; the bound only
+    # names a request that hangs. A stream keeps the default: it is how long a stream that
+    # never ends is read.
+    extra = {} if case.path.endswith("/events") else {"timeout": ANSWER_SECONDS}
+    response = case.call(headers=bearer(TOKENS[who]), **extra)
     if case.path == "/health/ready" and response.status_code == 503:
         return  # readiness answers 503 by design when a check fails
     case.validate_response(response, checks=CHECKS)
