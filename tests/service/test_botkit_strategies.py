@@ -30,7 +30,8 @@ def _request(state: GameState) -> dict[str, Any]:
 
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The game of each strategy object the decider makes (its first check aside)."""
+    """The strategy name of each strategy object the decider makes, one entry an object (the
+    first, made when the decider checks its name, aside)."""
     seen: list[str] = []
 
     def counting(name: str, seed: int) -> Any:

@@ -66,12 +66,14 @@
     return li;
   }
   function listed(t) { return t.status === "open" || t.status === "full"; }
+  /* The lobby's one order: the newest table first. */
+  function newer(a, b) { return a.created_at > b.created_at; }
   function render() {
     var list = document.getElementById("table-list");
     list.textContent = "";
     var shown = Object.keys(tables).map(function (k) { return tables[k]; })
       .filter(listed)
-      .sort(function (a, b) { return a.created_at < b.created_at ? 1 : -1; });
+      .sort(function (a, b) { return newer(a, b) ? -1 : newer(b, a) ? 1 : 0; });
     shown.forEach(function (t) { list.appendChild(row(t)); });
     document.getElementById("tables-empty").hidden = shown.length > 0;
   }
@@ -92,7 +94,7 @@
     } else {
       var later = rows.filter(function (li) {
         var other = tables[li.dataset.table];
-        return other && other.created_at < t.created_at;
+        return other && newer(t, other);
       })[0];
       list.insertBefore(row(t), later || null);
     }
