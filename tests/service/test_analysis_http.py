@@ -24,6 +24,10 @@ from tests.service.conftest import SettingsFactory
 from tests.service.helpers import bearer, create_game, create_player, wait_for, wait_over
 
 HOUSE = ["house:random", "house:heuristic", "house:random", "house:random"]
+# The rules of a test that asks for deals after the first: with no King (R-KING, off at
+# `king_tricks` 0) every deal of short12 is played. A King ends the game at once, and the
+# heuristic seat against three random ones makes one now and then, as early as deal 1.
+NO_KING = {"mode": "short12", "king_tricks": 0}
 CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
 
 
@@ -104,7 +108,7 @@ def test_a_live_deal_is_never_analysed(make_settings: SettingsFactory) -> None:
     of deal 2 that deal is in play: refused, and the game's analysis holds deal 1 only."""
     with TestClient(create_app(make_settings())) as client:
         ada = create_player(client, "ada")
-        rules = {"mode": "short12", "first_declarer": "seat0"}
+        rules = {**NO_KING, "first_declarer": "seat0"}
         game_id = create_game(client, ada, ["ada", *HOUSE[1:]], rules=rules, decision_seconds=120.0)
         url = f"/api/v1/games/{game_id}"
 
@@ -245,7 +249,7 @@ def test_a_deal_is_computed_once_for_every_process_of_the_database(
     settings_ = backend_settings()
     with TestClient(create_app(settings_)) as first:
         token = create_player(first, "owner")
-        game_id = create_game(first, token, HOUSE)
+        game_id = create_game(first, token, HOUSE, rules=NO_KING)
         wait_over(first, game_id)
         path = f"/api/v1/games/{game_id}/deals/2/analysis"
         r = get(first, path)
@@ -270,7 +274,7 @@ def test_asking_for_one_deal_reads_only_its_row(
     settings_ = backend_settings()
     with TestClient(create_app(settings_)) as first:
         token = create_player(first, "owner")
-        game_id = create_game(first, token, HOUSE)
+        game_id = create_game(first, token, HOUSE, rules=NO_KING)
         wait_over(first, game_id)
         answers = {d: get(first, f"/api/v1/games/{game_id}/deals/{d}/analysis") for d in (1, 2, 3)}
         assert all(r.status_code == 200 for r in answers.values())

@@ -28,7 +28,8 @@ def into_deal_two(http: httpx.Client) -> str:
     token = str(r.json()["token"])
     body = {
         "seats": ["ada", "house:heuristic", "house:random", "house:random"],
-        "rules": {"mode": "short12", "first_declarer": "seat0"},
+        # (No King, king_tricks 0: a King in deal 1 would end the game before deal 2.)
+        "rules": {"mode": "short12", "first_declarer": "seat0", "king_tricks": 0},
         "id": "ana",
         "decision_seconds": 600,
     }
