@@ -8,7 +8,7 @@ deal in play is then an immutable tuple of ints, and each card costs a few bit o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, Final
 
 from domain.cards import (
     BOYS,
@@ -48,31 +48,97 @@ _AKQ = tuple(
 )
 
 
-class DealSetup(NamedTuple):
+def _repr(value: object, names: tuple[str, ...]) -> str:
+    shown = ", ".join(f"{name}={getattr(value, name)!r}" for name in names)
+    return f"{type(value).__name__}({shown})"
+
+
+# DealSetup's fields, in the order of its constructor.
+_SETUP_FIELDS: Final = (
+    "rules",
+    "contract",
+    "trump",
+    "declarer",
+    "trump_mask",
+    "lead_bar",
+    "akq",
+    "akq_declarer_only",
+    "drop",
+    "discard",
+    "rifki_heart",
+    "raise_trump",
+    "beat",
+    "overtrump",
+    "early_end",
+    "king_tricks",
+)
+
+
+class DealSetup:
     """What the contract and the rule options mean for play, worked out once per deal.
 
     lead_bar: the suit a leader may not lead until a card of it has been played in an earlier
     trick (trump under R-TRUMPLEAD, hearts under R-HEARTLEAD), unless it is all they hold.
     akq: A-K-Q of trump when R-AKQ lets a leader break that bar, else 0.
     early_end: the penalty cards whose fall ends the deal (R-EARLYEND), else 0.
+
+    A value: never changed once made (its fields are `Final` to the type checker). A plain
+    class, not a named tuple, so that the compiled build keeps its fields in a C struct, read
+    without a lookup or a type check on every card (see `DealState`).
     """
 
-    rules: Rules
-    contract: Contract
-    trump: int
-    declarer: int
-    trump_mask: int
-    lead_bar: int
-    akq: int
-    akq_declarer_only: bool
-    drop: int
-    discard: int
-    rifki_heart: bool
-    raise_trump: bool
-    beat: bool
-    overtrump: bool
-    early_end: int
-    king_tricks: int
+    __slots__ = _SETUP_FIELDS
+
+    def __init__(
+        self,
+        rules: Rules,
+        contract: Contract,
+        trump: int,
+        declarer: int,
+        trump_mask: int,
+        lead_bar: int,
+        akq: int,
+        akq_declarer_only: bool,
+        drop: int,
+        discard: int,
+        rifki_heart: bool,
+        raise_trump: bool,
+        beat: bool,
+        overtrump: bool,
+        early_end: int,
+        king_tricks: int,
+    ) -> None:
+        self.rules: Final = rules
+        self.contract: Final = contract
+        self.trump: Final = trump
+        self.declarer: Final = declarer
+        self.trump_mask: Final = trump_mask
+        self.lead_bar: Final = lead_bar
+        self.akq: Final = akq
+        self.akq_declarer_only: Final = akq_declarer_only
+        self.drop: Final = drop
+        self.discard: Final = discard
+        self.rifki_heart: Final = rifki_heart
+        self.raise_trump: Final = raise_trump
+        self.beat: Final = beat
+        self.overtrump: Final = overtrump
+        self.early_end: Final = early_end
+        self.king_tricks: Final = king_tricks
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple([getattr(self, name) for name in _SETUP_FIELDS])
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DealSetup and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return _repr(self, _SETUP_FIELDS)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return DealSetup, self._values()
 
 
 def deal_setup(rules: Rules, contract: Contract, declarer: int) -> DealSetup:
@@ -105,7 +171,25 @@ def deal_setup(rules: Rules, contract: Contract, declarer: int) -> DealSetup:
     )
 
 
-class DealState(NamedTuple):
+# DealState's fields, in the order of its constructor.
+_STATE_FIELDS: Final = (
+    "setup",
+    "hands",
+    "leader",
+    "trick",
+    "trick_bits",
+    "played",
+    "taken",
+    "tricks_won",
+    "winners",
+    "akq_seat",
+    "akq_owed",
+    "over",
+    "king",
+)
+
+
+class DealState:
     """One deal in play. Never mutated: `play` returns the next state.
 
     trick: the cards of the trick in progress, in play order from `leader`; trick_bits: the
@@ -113,21 +197,67 @@ class DealState(NamedTuple):
     hearts). taken: per seat, the cards of the tricks it won. winners: the winner of each
     completed trick. akq_seat/akq_owed: a leader who led trump early under R-AKQ owes the rest
     of A-K-Q. king: the seat that reached `king_tricks` tricks in a trump deal, else -1.
+
+    A value like a named tuple (equal by its fields, hashable, pickled by them, `_replace`),
+    but a plain class: every card makes one, and the compiled build keeps a plain class's
+    fields in a C struct, the four-int tuples unboxed, so making one and reading its fields
+    costs about half as much as a named tuple's (docs/BENCHMARKS.md, seventeenth session).
     """
 
-    setup: DealSetup
-    hands: tuple[int, int, int, int]
-    leader: int
-    trick: tuple[int, ...]
-    trick_bits: int
-    played: int
-    taken: tuple[int, int, int, int]
-    tricks_won: tuple[int, int, int, int]
-    winners: tuple[int, ...]
-    akq_seat: int
-    akq_owed: int
-    over: bool
-    king: int
+    __slots__ = _STATE_FIELDS
+
+    def __init__(
+        self,
+        setup: DealSetup,
+        hands: tuple[int, int, int, int],
+        leader: int,
+        trick: tuple[int, ...],
+        trick_bits: int,
+        played: int,
+        taken: tuple[int, int, int, int],
+        tricks_won: tuple[int, int, int, int],
+        winners: tuple[int, ...],
+        akq_seat: int,
+        akq_owed: int,
+        over: bool,
+        king: int,
+    ) -> None:
+        self.setup: Final = setup
+        self.hands: Final = hands
+        self.leader: Final = leader
+        self.trick: Final = trick
+        self.trick_bits: Final = trick_bits
+        self.played: Final = played
+        self.taken: Final = taken
+        self.tricks_won: Final = tricks_won
+        self.winners: Final = winners
+        self.akq_seat: Final = akq_seat
+        self.akq_owed: Final = akq_owed
+        self.over: Final = over
+        self.king: Final = king
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple([getattr(self, name) for name in _STATE_FIELDS])
+
+    def _replace(self, **changes: Any) -> DealState:
+        """This state with some fields changed (as a named tuple's `_replace`)."""
+        unknown = set(changes) - set(_STATE_FIELDS)
+        if unknown:
+            raise TypeError(f"DealState has no field {sorted(unknown)[0]!r}")
+        values = [changes.get(name, getattr(self, name)) for name in _STATE_FIELDS]
+        return DealState(*values)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DealState and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return _repr(self, _STATE_FIELDS)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return DealState, self._values()
 
     @property
     def rules(self) -> Rules:
@@ -159,11 +289,6 @@ def seat_to_move(st: DealState) -> int:
     """The seat whose card the trick waits for (also once the deal is over: ask `over`). A
     function as well as `DealState.to_move`: the compiled callers reach it without a lookup."""
     return (st.leader + len(st.trick)) & 3
-
-
-# Building the next state with tuple.__new__ skips NamedTuple's generated __new__ (half the
-# cost of a play); the field order is DealState's.
-_new_state = tuple.__new__
 
 
 def new_deal(
@@ -236,11 +361,13 @@ def _legal(
 
 def legal_mask(st: DealState) -> int:
     """The cards the seat to move may play, as a mask (0 once the deal is over)."""
-    setup, hands, leader, trick, trick_bits, played, _, _, _, akq_seat, akq_owed, over, _ = st
-    if over:
+    if st.over:
         return 0
-    seat = (leader + len(trick)) & 3
-    return _legal(setup, seat, hands[seat], trick, trick_bits, played, akq_seat, akq_owed)
+    trick = st.trick
+    seat = (st.leader + len(trick)) & 3
+    return _legal(
+        st.setup, seat, st.hands[seat], trick, st.trick_bits, st.played, st.akq_seat, st.akq_owed
+    )
 
 
 def legal_cards(st: DealState) -> tuple[int, ...]:
@@ -353,26 +480,13 @@ def _ending(setup: DealSetup, played: int, winner_tricks: int, tricks: int) -> t
 
 def play(st: DealState, c: int) -> DealState:
     """The state after the seat to move plays card c. The card must be legal (see check_card)."""
-    # One unpacking instead of a dozen attribute reads: this function runs once per card.
-    (
-        setup,
-        hands,
-        leader,
-        trick,
-        trick_bits,
-        played,
-        taken,
-        won,
-        winners,
-        akq_seat,
-        akq_owed,
-        _,
-        _,
-    ) = st
+    setup = st.setup
+    trick = st.trick
+    leader = st.leader
     n = len(trick)
     seat = (leader + n) & 3
     b = 1 << c
-    h0, h1, h2, h3 = hands
+    h0, h1, h2, h3 = st.hands
     if seat == 0:
         hand, h0 = h0, h0 & ~b
     elif seat == 1:
@@ -381,54 +495,65 @@ def play(st: DealState, c: int) -> DealState:
         hand, h2 = h2, h2 & ~b
     else:
         hand, h3 = h3, h3 & ~b
+    played = st.played
+    akq_seat, akq_owed = st.akq_seat, st.akq_owed
     if not n and b & setup.trump_mask:
         akq_seat, akq_owed = _akq_after_lead(setup, seat, hand, played, akq_seat, akq_owed, b)
-    bits = trick_bits | b
+    bits = st.trick_bits | b
     trick = (*trick, c)
     if n < 3:
-        return _new_state(
-            DealState,
-            (
-                setup,
-                (h0, h1, h2, h3),
-                leader,
-                trick,
-                bits,
-                played,
-                taken,
-                won,
-                winners,
-                akq_seat,
-                akq_owed,
-                False,
-                -1,
-            ),
+        return DealState(
+            setup,
+            (h0, h1, h2, h3),
+            leader,
+            trick,
+            bits,
+            played,
+            st.taken,
+            st.tricks_won,
+            st.winners,
+            akq_seat,
+            akq_owed,
+            False,
+            -1,
         )
     winner = _winner(setup.trump_mask, leader, trick, bits)
     played |= bits
-    t = list(taken)
-    t[winner] |= bits
-    w = list(won)
-    w[winner] += 1
-    winners = (*winners, winner)
-    over, king = _ending(setup, played, w[winner], len(winners))
-    return _new_state(
-        DealState,
-        (
-            setup,
-            (h0, h1, h2, h3),
-            winner,
-            (),
-            0,
-            played,
-            (t[0], t[1], t[2], t[3]),
-            (w[0], w[1], w[2], w[3]),
-            winners,
-            akq_seat,
-            akq_owed,
-            over,
-            winner if king else -1,
-        ),
+    t0, t1, t2, t3 = st.taken
+    w0, w1, w2, w3 = st.tricks_won
+    # (seat by seat, not through a list: the compiled build keeps these four-int tuples unboxed)
+    if winner == 0:
+        t0 |= bits
+        w0 += 1
+        won = w0
+    elif winner == 1:
+        t1 |= bits
+        w1 += 1
+        won = w1
+    elif winner == 2:
+        t2 |= bits
+        w2 += 1
+        won = w2
+    else:
+        t3 |= bits
+        w3 += 1
+        won = w3
+    winners = (*st.winners, winner)
+    over, king = _ending(setup, played, won, len(winners))
+    return DealState(
+        setup,
+        (h0, h1, h2, h3),
+        winner,
+        (),
+        0,
+        played,
+        (t0, t1, t2, t3),
+        (w0, w1, w2, w3),
+        winners,
+        akq_seat,
+        akq_owed,
+        over,
+        winner if king else -1,
     )
 
 
@@ -438,27 +563,14 @@ def rollout(st: DealState, pick: Callable[[int, int], int]) -> DealState:
     The same rules as `play`, card after card, without building a state per card: what bots'
     Monte Carlo rollouts and the benchmark run.
     """
-    (
-        setup,
-        hands_t,
-        leader,
-        trick_t,
-        bits,
-        played,
-        taken_t,
-        won_t,
-        winners_t,
-        akq_seat,
-        akq_owed,
-        over,
-        king,
-    ) = st
+    setup, leader, bits, played = st.setup, st.leader, st.trick_bits, st.played
+    akq_seat, akq_owed, over, king = st.akq_seat, st.akq_owed, st.over, st.king
     hands, taken, won, winners, trick = (
-        list(hands_t),
-        list(taken_t),
-        list(won_t),
-        list(winners_t),
-        list(trick_t),
+        list(st.hands),
+        list(st.taken),
+        list(st.tricks_won),
+        list(st.winners),
+        list(st.trick),
     )
     trump_mask = setup.trump_mask
     while not over:

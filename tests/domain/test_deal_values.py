@@ -1,0 +1,55 @@
+"""A deal in play is a value (domain/deal.py: `DealSetup` and `DealState` are plain classes so
+that the compiled build keeps their fields unboxed): equal by its fields, hashed by them,
+pickled and copied to an equal state, and `_replace` as a named tuple's. In both builds."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.cards import cards_of
+from domain.contracts import ALL_CONTRACTS
+from domain.deal import DealState, legal_mask, new_deal, play
+from domain.rules import Rules
+
+
+def _deal_in_play(seed: int, cards: int) -> DealState:
+    rng = random.Random(seed)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    hands = [0, 0, 0, 0]
+    for k, c in enumerate(deck):
+        hands[k & 3] |= 1 << c
+    s = new_deal(Rules(), rng.choice(ALL_CONTRACTS), rng.randrange(4), (*hands,))  # type: ignore[arg-type]
+    for _ in range(cards):
+        if s.over:
+            break
+        s = play(s, rng.choice(cards_of(legal_mask(s))))
+    return s
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), cards=st.integers(0, 52))
+def test_a_deal_in_play_is_a_value(seed: int, cards: int) -> None:
+    s = _deal_in_play(seed, cards)
+    again = _deal_in_play(seed, cards)
+    assert s is not again and s == again and hash(s) == hash(again)
+    assert s.setup == again.setup and hash(s.setup) == hash(again.setup)
+    for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
+        assert type(copied) is DealState and copied == s and copied.setup == s.setup
+    assert s._replace() == s
+    moved = s._replace(leader=(s.leader + 1) & 3)
+    assert moved != s and moved.leader == (s.leader + 1) & 3
+    assert moved._replace(leader=s.leader) == s
+    assert s != tuple(getattr(s, name) for name in ("setup", "hands", "leader"))
+    assert repr(s).startswith("DealState(setup=DealSetup(rules=Rules(")
+
+
+def test_replace_names_an_unknown_field() -> None:
+    with pytest.raises(TypeError, match="no field 'won'"):
+        _deal_in_play(1, 3)._replace(won=(0, 0, 0, 0))
