@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from domain.cards import (
     BOYS,
+    FULL_SUIT,
     HEARTS,
     KING_OF_HEARTS,
     QUEENS,
@@ -28,7 +29,19 @@ from domain.contracts import CONTRACT_INFO, LAST_TWO_PENALTY, Contract
 from domain.rules import Rules
 from domain.violations import Violation
 
-_HEART_MASK = SUIT_MASKS[HEARTS]
+_HEART_MASK: Final = SUIT_MASKS[HEARTS]
+# Constants of the per-card functions, `Final` so that the compiled build reads them as C
+# values, not by name from the module's dictionary on every card.
+_FULL_SUIT: Final = FULL_SUIT
+_KING_OF_HEARTS: Final = KING_OF_HEARTS
+_LAST_TWO_PENALTY: Final = LAST_TWO_PENALTY
+
+
+def _suit_of(card: int) -> int:
+    """The mask of `card`'s whole suit (SUIT_MASKS[card // 13], worked out: no lookup)."""
+    return _FULL_SUIT << (card // 13 * 13)
+
+
 # Cards that must be dropped under a higher card of the led suit (R-DROP).
 _DROP: dict[Contract, int] = {
     Contract.NO_QUEENS: QUEENS,
@@ -71,6 +84,10 @@ _SETUP_FIELDS: Final = (
     "overtrump",
     "early_end",
     "king_tricks",
+    "last_two",
+    "penalty_cards",
+    "per_card",
+    "per_trick",
 )
 
 
@@ -81,6 +98,8 @@ class DealSetup:
     trick (trump under R-TRUMPLEAD, hearts under R-HEARTLEAD), unless it is all they hold.
     akq: A-K-Q of trump when R-AKQ lets a leader break that bar, else 0.
     early_end: the penalty cards whose fall ends the deal (R-EARLYEND), else 0.
+    last_two, penalty_cards, per_card, per_trick: how the contract scores (its ContractInfo),
+    copied here because a seat's view asks for the deal's scores at every turn.
 
     A value: never changed once made (its fields are `Final` to the type checker). A plain
     class, not a named tuple, so that the compiled build keeps its fields in a C struct, read
@@ -107,6 +126,10 @@ class DealSetup:
         overtrump: bool,
         early_end: int,
         king_tricks: int,
+        last_two: bool,
+        penalty_cards: int,
+        per_card: int,
+        per_trick: int,
     ) -> None:
         self.rules: Final = rules
         self.contract: Final = contract
@@ -124,6 +147,10 @@ class DealSetup:
         self.overtrump: Final = overtrump
         self.early_end: Final = early_end
         self.king_tricks: Final = king_tricks
+        self.last_two: Final = last_two
+        self.penalty_cards: Final = penalty_cards
+        self.per_card: Final = per_card
+        self.per_trick: Final = per_trick
 
     def _values(self) -> tuple[object, ...]:
         return tuple([getattr(self, name) for name in _SETUP_FIELDS])
@@ -168,6 +195,10 @@ def deal_setup(rules: Rules, contract: Contract, declarer: int) -> DealSetup:
         overtrump=trump >= 0 and rules.must_overtrump,
         early_end=info.penalty_cards if rules.end_early else 0,
         king_tricks=rules.king_tricks if trump >= 0 else 0,
+        last_two=contract is Contract.LAST_TWO,
+        penalty_cards=info.penalty_cards,
+        per_card=info.per_card,
+        per_trick=info.per_trick,
     )
 
 
@@ -329,7 +360,7 @@ def _legal(
                 return (hand & ~bar) | setup.akq
             return hand & ~bar
         return hand
-    led_mask = SUIT_MASKS[trick[0] // 13]
+    led_mask = _suit_of(trick[0])
     in_suit = hand & led_mask
     if in_suit:
         top = (trick_bits & led_mask).bit_length() - 1
@@ -354,7 +385,7 @@ def _legal(
     if setup.trump >= 0:
         return hand
     discard = setup.discard
-    if setup.rifki_heart and not hand & KING_OF_HEARTS:
+    if setup.rifki_heart and not hand & _KING_OF_HEARTS:
         discard = _HEART_MASK
     return hand & discard or hand
 
@@ -449,7 +480,7 @@ def trick_winner(trick: Sequence[int], leader: int, trump: int) -> int:
 
 def _winner(trump_mask: int, leader: int, trick: Sequence[int], bits: int) -> int:
     """R-WIN from the trick's mask: the highest trump if any, else the highest card led."""
-    best = (bits & trump_mask or bits & SUIT_MASKS[trick[0] // 13]).bit_length() - 1
+    best = (bits & trump_mask or bits & _suit_of(trick[0])).bit_length() - 1
     return (leader + trick.index(best)) & 3
 
 
@@ -611,18 +642,17 @@ def rollout(st: DealState, pick: Callable[[int, int], int]) -> DealState:
 
 def scores(st: DealState) -> tuple[int, int, int, int]:
     """Each seat's points from the tricks completed so far (R-TRUMP and the penalty table)."""
-    contract = st.setup.contract
-    info = CONTRACT_INFO[contract]
-    if contract is Contract.LAST_TWO:
+    setup = st.setup
+    if setup.last_two:
         out = [0, 0, 0, 0]
         for w in st.winners[11:13]:
-            out[w] += LAST_TWO_PENALTY
+            out[w] += _LAST_TWO_PENALTY
         return out[0], out[1], out[2], out[3]
-    if info.per_trick:
+    t = setup.per_trick
+    if t:
         a, b, c, d = st.tricks_won
-        t = info.per_trick
         return a * t, b * t, c * t, d * t
-    pen, per = info.penalty_cards, info.per_card
+    pen, per = setup.penalty_cards, setup.per_card
     a, b, c, d = st.taken
     return (
         (a & pen).bit_count() * per,
