@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from domain import deal as dealmod
 from domain.cards import (
@@ -124,40 +124,156 @@ class RedealtHands:
         return by_fields(self)  # (domain.pickling: alike in both builds)
 
 
-class GameState(NamedTuple):
+_DEFAULT_RULES: Final = Rules()  # (a frozen value: one serves every new state)
+
+# GameState's fields, in the order of its constructor.
+_STATE_FIELDS: Final = (
+    "game_id",
+    "rules",
+    "players",
+    "commitment",
+    "client_seed",
+    "shuffle",
+    "shuffle_id",
+    "phase",
+    "deal_no",
+    "attempt",
+    "declarer",
+    "hands",
+    "deal",
+    "trick_cards",
+    "tricks",
+    "trump_left",
+    "penalty_left",
+    "uses",
+    "completed",
+    "totals",
+    "king",
+    "result",
+    "strikes",
+    "occupants",
+    "abandoned",
+    "seed",
+    "version",
+)
+
+
+class GameState:
     """Everything known about a game after some events. Never mutated: `apply` builds the next.
 
-    A named tuple, like the deal it holds: every event makes a new state, and copying a tuple
-    with a few fields changed (`_evolve`) costs a fraction of a dataclass's `replace`.
+    A value like a named tuple (equal, hashed and pickled by its fields; `_replace`), but a
+    plain class, like the deal it holds: every event makes one, and the compiled build keeps
+    a plain class's fields in a C struct, read without a lookup (docs/rules-engine.md).
     """
 
-    game_id: str = ""
-    rules: Rules = Rules()
-    players: tuple[str, ...] = ()
-    commitment: str = ""
-    client_seed: str = ""
-    shuffle: str = ""
-    shuffle_id: str = ""
-    phase: Phase = Phase.NEW
-    deal_no: int = 1
-    attempt: int = 0
-    declarer: int = -1
-    hands: tuple[int, ...] = ()
-    deal: dealmod.DealState | None = None
-    trick_cards: tuple[int, ...] = ()
-    tricks: tuple[TrickTaken, ...] = ()
-    trump_left: tuple[int, ...] = (0, 0, 0, 0)
-    penalty_left: tuple[int, ...] = (0, 0, 0, 0)
-    uses: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
-    completed: tuple[CompletedDeal | RedealtHands, ...] = ()
-    totals: tuple[int, ...] = (0, 0, 0, 0)
-    king: int | None = None
-    result: GameEnded | None = None
-    strikes: tuple[int, ...] = (0, 0, 0, 0)
-    occupants: tuple[tuple[str, ...], ...] = ()
-    abandoned: tuple[tuple[str, int], ...] = ()
-    seed: str | None = None
-    version: int = 0
+    __slots__ = _STATE_FIELDS
+
+    def __init__(
+        self,
+        game_id: str = "",
+        rules: Rules = _DEFAULT_RULES,
+        players: tuple[str, ...] = (),
+        commitment: str = "",
+        client_seed: str = "",
+        shuffle: str = "",
+        shuffle_id: str = "",
+        phase: Phase = Phase.NEW,
+        deal_no: int = 1,
+        attempt: int = 0,
+        declarer: int = -1,
+        hands: tuple[int, ...] = (),
+        deal: dealmod.DealState | None = None,
+        trick_cards: tuple[int, ...] = (),
+        tricks: tuple[TrickTaken, ...] = (),
+        trump_left: tuple[int, ...] = (0, 0, 0, 0),
+        penalty_left: tuple[int, ...] = (0, 0, 0, 0),
+        uses: tuple[int, ...] = (0, 0, 0, 0, 0, 0),
+        completed: tuple[CompletedDeal | RedealtHands, ...] = (),
+        totals: tuple[int, ...] = (0, 0, 0, 0),
+        king: int | None = None,
+        result: GameEnded | None = None,
+        strikes: tuple[int, ...] = (0, 0, 0, 0),
+        occupants: tuple[tuple[str, ...], ...] = (),
+        abandoned: tuple[tuple[str, int], ...] = (),
+        seed: str | None = None,
+        version: int = 0,
+    ) -> None:
+        self.game_id: Final = game_id
+        self.rules: Final = rules
+        self.players: Final = players
+        self.commitment: Final = commitment
+        self.client_seed: Final = client_seed
+        self.shuffle: Final = shuffle
+        self.shuffle_id: Final = shuffle_id
+        self.phase: Final = phase
+        self.deal_no: Final = deal_no
+        self.attempt: Final = attempt
+        self.declarer: Final = declarer
+        self.hands: Final = hands
+        self.deal: Final = deal
+        self.trick_cards: Final = trick_cards
+        self.tricks: Final = tricks
+        self.trump_left: Final = trump_left
+        self.penalty_left: Final = penalty_left
+        self.uses: Final = uses
+        self.completed: Final = completed
+        self.totals: Final = totals
+        self.king: Final = king
+        self.result: Final = result
+        self.strikes: Final = strikes
+        self.occupants: Final = occupants
+        self.abandoned: Final = abandoned
+        self.seed: Final = seed
+        self.version: Final = version
+
+    def _values(self) -> tuple[Any, ...]:
+        """The fields' values in order (spelled out: the compiled build reads each directly)."""
+        return (
+            self.game_id,
+            self.rules,
+            self.players,
+            self.commitment,
+            self.client_seed,
+            self.shuffle,
+            self.shuffle_id,
+            self.phase,
+            self.deal_no,
+            self.attempt,
+            self.declarer,
+            self.hands,
+            self.deal,
+            self.trick_cards,
+            self.tricks,
+            self.trump_left,
+            self.penalty_left,
+            self.uses,
+            self.completed,
+            self.totals,
+            self.king,
+            self.result,
+            self.strikes,
+            self.occupants,
+            self.abandoned,
+            self.seed,
+            self.version,
+        )
+
+    def _replace(self, **changes: Any) -> GameState:
+        """This state with some fields changed (as a named tuple's `_replace`)."""
+        return _evolve(self, **changes)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GameState and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(_STATE_FIELDS, self._values(), strict=True))
+        return f"GameState({shown})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return GameState, self._values()
 
     @property
     def contract(self) -> Contract | None:
@@ -189,23 +305,19 @@ _OVER: Final = Phase.OVER
 # --- helpers --------------------------------------------------------------------------------
 
 _PENALTY_INDEX: Final = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
-_FIELD_INDEX: Final = {name: i for i, name in enumerate(GameState._fields)}
+_FIELD_INDEX: Final = {name: i for i, name in enumerate(_STATE_FIELDS)}
 _CARD_INDEX: Final = {name: i for i, name in enumerate(CARD_NAMES)}
 
 
 def _evolve(state: GameState, **changes: Any) -> GameState:
-    """`state` with some fields changed (what `_replace` does, without its generic cost: this
-    runs once per event)."""
-    values = list(state)
+    """`state` with some fields changed (what `_replace` does: this runs once per event)."""
+    values = list(state._values())
     for name, value in changes.items():
-        values[_FIELD_INDEX[name]] = value
-    return tuple.__new__(GameState, values)
-
-
-_DEAL: Final = _FIELD_INDEX["deal"]
-_TRICK_CARDS: Final = _FIELD_INDEX["trick_cards"]
-_TRICKS: Final = _FIELD_INDEX["tricks"]
-_VERSION: Final = _FIELD_INDEX["version"]
+        i = _FIELD_INDEX.get(name)
+        if i is None:
+            raise TypeError(f"GameState has no field {name!r}")
+        values[i] = value
+    return GameState(*values)
 
 
 def with_play(
@@ -217,13 +329,36 @@ def with_play(
 ) -> GameState:
     """`state` with its deal's play moved on to these (what folding the deal's card_played
     and trick_taken events one by one gives: domain.fold carries them, then builds this).
-    Every card passes here, so the four fields are set by place, not by `_evolve`'s names."""
-    values = list(state)
-    values[_DEAL] = deal
-    values[_TRICK_CARDS] = trick_cards
-    values[_TRICKS] = tricks
-    values[_VERSION] = version
-    return tuple.__new__(GameState, values)
+    Every card passes here, so the fields are passed one by one, not by `_evolve`'s names."""
+    return GameState(
+        state.game_id,
+        state.rules,
+        state.players,
+        state.commitment,
+        state.client_seed,
+        state.shuffle,
+        state.shuffle_id,
+        state.phase,
+        state.deal_no,
+        state.attempt,
+        state.declarer,
+        state.hands,
+        deal,
+        trick_cards,
+        tricks,
+        state.trump_left,
+        state.penalty_left,
+        state.uses,
+        state.completed,
+        state.totals,
+        state.king,
+        state.result,
+        state.strikes,
+        state.occupants,
+        state.abandoned,
+        state.seed,
+        version,
+    )
 
 
 def _with(seq: Sequence[int], i: int, value: int) -> tuple[int, ...]:
@@ -486,7 +621,7 @@ def _decide_play(state: GameState, seat: int, card: object) -> list[Event] | Vio
     assert state.deal is not None  # play_violation refuses a play without a deal
     c = _card(card)
     before = state.deal
-    events: list[Event] = [CardPlayed(state.deal_no, seat, c)]
+    events: list[Event] = [_card_played(state.deal_no, seat, c)]
     if len(before.trick) < 3:  # the trick goes on: nothing is derived from this card
         return events
     after = dealmod.play(before, c)
@@ -494,6 +629,24 @@ def _decide_play(state: GameState, seat: int, card: object) -> list[Event] | Vio
     if after.over:
         events += _deal_results(state, after)
     return events
+
+
+# A card_played is a value, and few are possible (a deal number, a seat, a card): each is made
+# once and shared, as the views' actions are. A frozen dataclass costs about half a microsecond
+# to make, and every card of every game made one. Bounded; never changes a result.
+_card_events: Final[dict[int, CardPlayed]] = {}
+_CARD_EVENTS_KEPT: Final = 8192
+
+
+def _card_played(deal: int, seat: int, card: int) -> CardPlayed:
+    """CardPlayed(deal, seat, card), made once (seat 0-3 and card 0-51, as played)."""
+    key = deal << 8 | seat << 6 | card
+    event = _card_events.get(key)
+    if event is None:
+        if len(_card_events) >= _CARD_EVENTS_KEPT:
+            _card_events.clear()
+        event = _card_events[key] = CardPlayed(deal, seat, card)
+    return event
 
 
 def _trick_result(
@@ -803,7 +956,7 @@ def _run_play(state: GameState, seat: object, card: object) -> tuple[GameState, 
     before = state.deal
     after = dealmod.play(before, card)
     v = state.version + 1
-    events: list[Event] = [CardPlayed(state.deal_no, seat, card)]
+    events: list[Event] = [_card_played(state.deal_no, seat, card)]
     if len(before.trick) < 3:  # the trick goes on
         return with_play(state, after, (*state.trick_cards, card), state.tricks, v), events
     taken = _trick_result(state, before, after, card)

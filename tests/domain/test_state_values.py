@@ -1,6 +1,7 @@
-"""A deal in play is a value (domain/deal.py: `DealSetup` and `DealState` are plain classes so
-that the compiled build keeps their fields unboxed): equal by its fields, hashed by them,
-pickled and copied to an equal state, and `_replace` as a named tuple's. In both builds."""
+"""A deal in play and a game's state are values (`DealSetup`, `DealState` and `GameState` are
+plain classes so that the compiled build keeps their fields unboxed): equal by their fields,
+hashed by them, pickled and copied to an equal state, and `_replace` as a named tuple's. In
+both builds."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from hypothesis import strategies as st
 from domain.cards import cards_of
 from domain.contracts import ALL_CONTRACTS
 from domain.deal import DealState, legal_mask, new_deal, play
+from domain.game import GameState, Phase
+from domain.playout import advance, new_game
 from domain.rules import Rules
 
 
@@ -53,3 +56,36 @@ def test_a_deal_in_play_is_a_value(seed: int, cards: int) -> None:
 def test_replace_names_an_unknown_field() -> None:
     with pytest.raises(TypeError, match="no field 'won'"):
         _deal_in_play(1, 3)._replace(won=(0, 0, 0, 0))
+
+
+def _game_after(seed: int, steps: int) -> GameState:
+    rng = random.Random(seed)
+    server_seed = rng.randbytes(32)
+    state, _ = new_game("v", ("ada", "bora", "cem", "deniz"), server_seed)
+    policies = [lambda v: rng.choice(v.legal)] * 4
+    for _ in range(steps):
+        if state.phase is Phase.OVER:
+            break
+        state, _ = advance(state, server_seed, policies)
+    return state
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), steps=st.integers(0, 300))
+def test_a_games_state_is_a_value(seed: int, steps: int) -> None:
+    s = _game_after(seed, steps)
+    again = _game_after(seed, steps)
+    assert s is not again and s == again and hash(s) == hash(again)
+    for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
+        assert type(copied) is GameState and copied == s
+    assert s._replace() == s
+    later = s._replace(version=s.version + 1)
+    assert later != s and later.version == s.version + 1 and later.deal == s.deal
+    assert later._replace(version=s.version) == s
+    assert GameState() == GameState() and GameState() != s
+    assert repr(s).startswith("GameState(game_id='v', rules=Rules(")
+
+
+def test_a_games_replace_names_an_unknown_field() -> None:
+    with pytest.raises(TypeError, match="no field 'turn'"):
+        GameState()._replace(turn=1)
