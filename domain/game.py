@@ -298,6 +298,8 @@ class GameState:
 # The phases the per-card path tests, as module constants: an enum's class attribute costs
 # several times as much to look up, and these are asked on every card. (`Final` names are
 # constants to the compiled build as well, not looked up by name each time.)
+_NEW: Final = Phase.NEW
+_AWAITING_DEAL: Final = Phase.AWAITING_DEAL
 _DECLARING: Final = Phase.DECLARING
 _PLAYING: Final = Phase.PLAYING
 _OVER: Final = Phase.OVER
@@ -412,9 +414,9 @@ def declaration_violation(state: GameState, seat: int, contract: object) -> Viol
 
 def redeal_violation(state: GameState, seat: int) -> Violation | None:
     """Why `seat` may not ask for a redeal now, or None (R-WEAKHAND)."""
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         return Violation("game_over", "the game is over")
-    if state.phase is not Phase.DECLARING:
+    if state.phase is not _DECLARING:
         return Violation("wrong_phase", "no contract is being declared now")
     if seat != state.declarer:
         return Violation("not_your_turn", f"seat {state.declarer} declares this deal")
@@ -431,7 +433,7 @@ def redeal_violation(state: GameState, seat: int) -> Violation | None:
 
 def legal_contracts(state: GameState) -> tuple[Contract, ...]:
     """The contracts the declarer may declare now (empty when nobody is declaring)."""
-    if state.phase is not Phase.DECLARING:
+    if state.phase is not _DECLARING:
         return ()
     return tuple(
         [c for c in ALL_CONTRACTS if declaration_violation(state, state.declarer, c) is None]
@@ -457,16 +459,16 @@ def play_violation(state: GameState, seat: int, card: object) -> Violation | Non
     """Why `seat` may not play `card` now, or None."""
     if _playable(state, seat, card):
         return None
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         return Violation("game_over", "the game is over")
     # Between deals a card is too late if a deal has just ended; before the first deal or
     # after a redeal it is simply out of place.
     last = state.completed[-1] if state.completed else None
-    if (state.phase is Phase.AWAITING_DEAL and isinstance(last, CompletedDeal)) or (
-        state.phase is Phase.PLAYING and state.deal is not None and state.deal.over
+    if (state.phase is _AWAITING_DEAL and isinstance(last, CompletedDeal)) or (
+        state.phase is _PLAYING and state.deal is not None and state.deal.over
     ):
         return Violation("deal_over", "the deal is over")
-    if state.phase is not Phase.PLAYING or state.deal is None:
+    if state.phase is not _PLAYING or state.deal is None:
         return Violation("wrong_phase", "no card can be played before the contract is declared")
     if seat != state.deal.to_move:
         return Violation("not_your_turn", f"it is seat {state.deal.to_move}'s turn to play")
@@ -524,7 +526,7 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
     if isinstance(command, StartDeal):
         return _decide_start_deal(state, given.hands)
     if isinstance(command, CreateGame):
-        if state.phase is not Phase.NEW:
+        if state.phase is not _NEW:
             raise CommandError("the game exists already")
         _check_create(given)
         return [
@@ -539,7 +541,7 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
             )
         ]
     if isinstance(command, RevealSeed):
-        if state.phase is not Phase.OVER:
+        if state.phase is not _OVER:
             raise CommandError("the seed is revealed only after the game")
         server_seed = given.server_seed
         if not isinstance(server_seed, str) or not SEED_HEX.match(server_seed):
@@ -581,9 +583,9 @@ def _decide_seat_event(state: GameState, command: Any) -> list[Event] | Violatio
     text = command.player if issubclass(kind, Substitute) else command.reason
     if not isinstance(text, str):
         raise CommandError("a reason or a player's name is a string")
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         return Violation("game_over", "the game is over")
-    if state.phase is Phase.NEW:
+    if state.phase is _NEW:
         return Violation("wrong_phase", "the game has not been created")
     if issubclass(kind, RecordStrike):
         return [StrikeRecorded(seat, text, state.strikes[seat] + 1)]
@@ -598,7 +600,7 @@ def _decide_seat_event(state: GameState, command: Any) -> list[Event] | Violatio
 
 
 def _decide_start_deal(state: GameState, hands: Any) -> list[Event]:
-    if state.phase is not Phase.AWAITING_DEAL:
+    if state.phase is not _AWAITING_DEAL:
         raise CommandError(f"no deal is awaited (phase {state.phase.value})")
     why = check_hands(hands)
     if why:
@@ -706,7 +708,7 @@ def _expect(ok: bool, what: str) -> None:
 
 def apply(state: GameState, event: Event) -> GameState:
     """The state after one event. Raises InconsistentEvent if the event cannot follow."""
-    if state.phase is Phase.NEW and not isinstance(event, GameCreated):
+    if state.phase is _NEW and not isinstance(event, GameCreated):
         raise InconsistentEvent(f"{event.TYPE} before game_created")
     v = state.version + 1
     if isinstance(event, CardPlayed):
@@ -716,7 +718,7 @@ def apply(state: GameState, event: Event) -> GameState:
     if isinstance(event, DealEnded):
         return _apply_deal_end(state, event, v)
     if isinstance(event, DealStarted):
-        _expect(state.phase is Phase.AWAITING_DEAL, "deal_started while no deal is awaited")
+        _expect(state.phase is _AWAITING_DEAL, "deal_started while no deal is awaited")
         _expect(
             (event.deal, event.attempt) == (state.deal_no, state.attempt),
             f"expected deal {state.deal_no} attempt {state.attempt}, "
@@ -733,7 +735,7 @@ def apply(state: GameState, event: Event) -> GameState:
             _expect(event.declarer == 0, "seat 0 declares first")
         return _evolve(
             state,
-            phase=Phase.DECLARING,
+            phase=_DECLARING,
             declarer=event.declarer,
             hands=event.hands,
             deal=None,
@@ -762,7 +764,7 @@ def apply(state: GameState, event: Event) -> GameState:
             uses = _with(state.uses, i, state.uses[i] + 1)
         return _evolve(
             state,
-            phase=Phase.PLAYING,
+            phase=_PLAYING,
             deal=dealmod.new_deal(state.rules, c, seat, (*state.hands,)),  # type: ignore[arg-type]
             trump_left=trump_left,
             penalty_left=penalty_left,
@@ -775,20 +777,20 @@ def apply(state: GameState, event: Event) -> GameState:
         gone = RedealtHands(state.deal_no, state.attempt, state.declarer, state.hands)
         return _evolve(
             state,
-            phase=Phase.AWAITING_DEAL,
+            phase=_AWAITING_DEAL,
             attempt=state.attempt + 1,
             hands=(),
             completed=(*state.completed, gone),
             version=v,
         )
     if isinstance(event, GameEnded):
-        _expect(state.phase is Phase.AWAITING_DEAL and state.result is None, "game_ended too early")
+        _expect(state.phase is _AWAITING_DEAL and state.result is None, "game_ended too early")
         expected = _game_result(state, state.totals, state.king)
         if event != expected:  # (the message is built only then: it prints both)
             raise InconsistentEvent(f"game result differs: expected {expected}, stored {event}")
-        return _evolve(state, phase=Phase.OVER, result=event, version=v)
+        return _evolve(state, phase=_OVER, result=event, version=v)
     if isinstance(event, GameCreated):
-        _expect(state.phase is Phase.NEW, "game_created twice")
+        _expect(state.phase is _NEW, "game_created twice")
         _expect(len(event.players) == 4, "a game has four players")
         r = event.rules
         return GameState(
@@ -799,14 +801,14 @@ def apply(state: GameState, event: Event) -> GameState:
             client_seed=event.client_seed,
             shuffle=event.shuffle,
             shuffle_id=event.shuffle_id,
-            phase=Phase.AWAITING_DEAL,
+            phase=_AWAITING_DEAL,
             trump_left=(r.trump_rights,) * 4,
             penalty_left=(r.penalty_rights,) * 4,
             occupants=tuple((p,) for p in event.players),
             version=v,
         )
     if isinstance(event, SeedRevealed):
-        _expect(state.phase is Phase.OVER, "seed revealed before the game is over")
+        _expect(state.phase is _OVER, "seed revealed before the game is over")
         try:
             matches = seed_commitment(bytes.fromhex(event.server_seed)) == state.commitment
         except ValueError:
@@ -908,14 +910,14 @@ def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
         seat = state.declarer
         return _evolve(
             base,
-            phase=Phase.AWAITING_DEAL,
+            phase=_AWAITING_DEAL,
             attempt=state.attempt + 1,
             penalty_left=_with(state.penalty_left, seat, state.penalty_left[seat] + 1),
             uses=_with(state.uses, i, state.uses[i] - 1),
         )
     return _evolve(
         base,
-        phase=Phase.AWAITING_DEAL,
+        phase=_AWAITING_DEAL,
         deal_no=state.deal_no + 1,
         attempt=0,
         declarer=(state.declarer + 1) % 4,

@@ -7,6 +7,7 @@ and policies give the same events on every machine.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from domain.commands import CreateGame, RevealSeed, StartDeal
 from domain.events import Event
@@ -17,6 +18,10 @@ from domain.view import Action, SeatView, seat_view
 from domain.violations import IllegalAction, Violation
 
 Policy = Callable[[SeatView], Action]
+# The phases this loop tests at every step, as constants (an enum's class attribute costs more
+# to look up).
+_AWAITING_DEAL: Final = Phase.AWAITING_DEAL
+_OVER: Final = Phase.OVER
 
 
 class PolicyError(ValueError):
@@ -48,7 +53,7 @@ def new_game(
 
 def deal_if_due(state: GameState, server_seed: bytes) -> tuple[GameState, list[Event]]:
     """Deal the next hands with king-shuffle/1 when the game awaits a deal; else nothing."""
-    if state.phase is not Phase.AWAITING_DEAL:
+    if state.phase is not _AWAITING_DEAL:
         return state, []
     hands = deal_hands(
         server_seed, state.shuffle_id, state.deal_no, state.attempt, state.client_seed
@@ -62,7 +67,7 @@ def advance(
     state: GameState, server_seed: bytes, policies: Sequence[Policy]
 ) -> tuple[GameState, list[Event]]:
     """One step: deal if due, else ask the seat to move for its action and apply it."""
-    if state.phase is Phase.AWAITING_DEAL:
+    if state.phase is _AWAITING_DEAL:
         return deal_if_due(state, server_seed)
     seat = state.to_move
     assert seat is not None, "advance() on a game that waits for nobody"
@@ -79,7 +84,7 @@ def play_to_end(
     """Play `state` on to the end of the game, and reveal the seed when `reveal`: the new state
     and the events that took it there."""
     events: list[Event] = []
-    while state.phase is not Phase.OVER:
+    while state.phase is not _OVER:
         state, new = advance(state, server_seed, policies)
         events += new
     if reveal:

@@ -92,10 +92,6 @@ _PLAY_ACTIONS: Final = tuple(Action("play", card=c) for c in range(52))
 _PLAY_COMMANDS: Final = tuple(tuple(Play(seat, c) for c in range(52)) for seat in range(4))
 _DECLARE_ACTIONS: Final = {c: Action("declare", contract=c) for c in Contract}
 _REDEAL_ACTION: Final = Action("redeal")
-# The play actions of each legal mask seen lately. A seat's legal cards are its hand, or the
-# cards of one suit in it, so masks recur; bounded, since masks are many. Never changes a result.
-_plays_of_mask: Final[dict[int, tuple[Action, ...]]] = {}
-_PLAYS_KEPT: Final = 4096
 
 
 def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
@@ -106,19 +102,24 @@ def legal_actions(state: GameState, seat: int) -> tuple[Action, ...]:
 def _legal_actions(state: GameState, seat: int, to_move: int | None) -> tuple[Action, ...]:
     if to_move != seat:
         return ()
-    if state.phase is Phase.DECLARING:
+    if state.phase is _DECLARING:
         actions = [_DECLARE_ACTIONS[c] for c in legal_contracts(state)]
         if redeal_violation(state, seat) is None:
             actions.append(_REDEAL_ACTION)
         return tuple(actions)
     assert state.deal is not None
-    mask = legal_mask(state.deal)
-    plays = _plays_of_mask.get(mask)
-    if plays is None:
-        if len(_plays_of_mask) >= _PLAYS_KEPT:
-            _plays_of_mask.clear()
-        plays = _plays_of_mask[mask] = tuple(map(_PLAY_ACTIONS.__getitem__, cards_of(mask)))
-    return plays
+    return _plays(legal_mask(state.deal))
+
+
+def _plays(mask: int) -> tuple[Action, ...]:
+    """The play actions of a mask's cards, in card order (`cards_of`'s: the lowest bit first).
+    Bit by bit, not through a cache of masks: a new deal's masks are new."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(_PLAY_ACTIONS[low.bit_length() - 1])
+        mask ^= low
+    return tuple(out)
 
 
 class PlayedTrick(NamedTuple):
@@ -354,7 +355,7 @@ def seat_view(state: GameState, seat: int) -> SeatView:
 def _shown_deal(state: GameState) -> int:
     """The deal a view names, counted from 1: the one in play, or about to be dealt; once the
     game is over, the last one played (not the next number, a deal that never comes)."""
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         for done in reversed(state.completed):
             if isinstance(done, CompletedDeal):
                 return done.deal
