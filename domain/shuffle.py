@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Sequence
+from typing import Final
 
 from domain.cards import cards_of
 
 ALGORITHM = "king-shuffle/1"
 _TWO_64 = 1 << 64
-_FOUR_DRAWS = struct.Struct(">4Q")  # a 32-byte block as four big-endian 64-bit draws
+_FOUR_DRAWS: Final = struct.Struct(">4Q")  # a 32-byte block as four big-endian 64-bit draws
+_FIRST_BLOCKS: Final = 13  # 52 draws: a deal takes 51 unless one is rejected
 
 
 def commitment(server_seed: bytes) -> str:
@@ -24,35 +26,46 @@ def commitment(server_seed: bytes) -> str:
 
 
 # Rejection sampling's bound for each deck size: the largest multiple of n below 2^64.
-_LIMITS = tuple(_TWO_64 - _TWO_64 % n if n else 0 for n in range(53))
+_LIMITS: Final = tuple(_TWO_64 - _TWO_64 % n if n else 0 for n in range(53))
 
 
-def _draws(
-    server_seed: bytes, game_id: str, deal: int, attempt: int, client_seed: str
-) -> Iterator[int]:
-    """The stream of 64-bit draws: HMAC-SHA256 blocks of the prefix and a counter."""
-    keyed = hmac.new(server_seed, digestmod=hashlib.sha256)  # the key's work done once
-    prefix = f"king-shuffle/1|{game_id}|{deal}|{attempt}|{client_seed}|".encode()
-    n = 0
-    while True:
-        block = keyed.copy()
-        block.update(prefix + str(n).encode())
-        yield from _FOUR_DRAWS.unpack(block.digest())
-        n += 1
+def _block(keyed: hmac.HMAC, prefix: bytes, n: int) -> tuple[int, ...]:
+    """Block `n` of the stream: HMAC-SHA256 of the prefix and the counter, as four 64-bit draws."""
+    block = keyed.copy()
+    block.update(prefix + str(n).encode())
+    return _FOUR_DRAWS.unpack(block.digest())
 
 
 def shuffled_deck(
     server_seed: bytes, game_id: str, deal: int, attempt: int, client_seed: str = ""
 ) -> list[int]:
     """The 52 cards in dealt order (Fisher–Yates over an HMAC-SHA256 stream, no modulo bias)."""
+    keyed = hmac.new(server_seed, digestmod=hashlib.sha256)  # the key's work done once
+    prefix = f"king-shuffle/1|{game_id}|{deal}|{attempt}|{client_seed}|".encode()
+    return deck_from_blocks(lambda n: _block(keyed, prefix, n))
+
+
+def deck_from_blocks(block: Callable[[int], Sequence[int]]) -> list[int]:
+    """Fisher–Yates from 51 down to 1 over the draws of blocks 0, 1, 2, ... in order, each draw
+    at or above the largest multiple of the bound below 2^64 rejected (no modulo bias).
+
+    The 51 draws a deal takes, and one more, are made in one go (a generator's step per draw
+    cost a third of the shuffle); a rejected draw, about once in 2^53 deals, asks for more."""
+    draws: list[int] = []
+    for n in range(_FIRST_BLOCKS):
+        draws.extend(block(n))
+    at = 0
     deck = list(range(52))
-    draw = _draws(server_seed, game_id, deal, attempt, client_seed).__next__
     for i in range(51, 0, -1):
         bound = i + 1
         limit = _LIMITS[bound]
-        x = draw()
-        while x >= limit:
-            x = draw()
+        while True:
+            if at == len(draws):
+                draws.extend(block(at // 4))
+            x = draws[at]
+            at += 1
+            if x < limit:
+                break
         j = x % bound
         deck[i], deck[j] = deck[j], deck[i]
     return deck
@@ -76,4 +89,12 @@ def dealt_order(
     return [deck[seat::4] for seat in range(4)]
 
 
-__all__ = ["ALGORITHM", "cards_of", "commitment", "deal_hands", "dealt_order", "shuffled_deck"]
+__all__ = [
+    "ALGORITHM",
+    "cards_of",
+    "commitment",
+    "deal_hands",
+    "dealt_order",
+    "deck_from_blocks",
+    "shuffled_deck",
+]

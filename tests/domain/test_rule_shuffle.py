@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 
 import pytest
 from helpers import PLAYERS, SEED, first_legal
@@ -11,7 +12,7 @@ from domain.cards import FULL_DECK, card_name
 from domain.events import DealStarted, GameCreated
 from domain.playout import play_game
 from domain.rules import Rules
-from domain.shuffle import commitment, deal_hands, dealt_order, shuffled_deck
+from domain.shuffle import commitment, deal_hands, dealt_order, deck_from_blocks, shuffled_deck
 
 # The two test vectors of SHUFFLE.md, copied as they are printed there (hands in dealt order).
 ZERO_SEED = bytes(32)
@@ -112,3 +113,24 @@ def test_a_game_commits_to_its_seed_before_the_first_deal_and_deals_each_deal_by
     # The seed itself appears only once the game is over.
     assert state.seed == SEED.hex()
     assert all(SEED.hex() not in repr(e) for e in events[:-1])
+
+
+def test_a_rejected_draw_is_skipped_and_the_next_one_used() -> None:
+    """A draw at or above the largest multiple of the bound below 2^64 is rejected (no modulo
+    bias): the shuffle takes the next draw, asking for more blocks when the first run out. Too
+    rare to meet with real seeds (about once in 2^53 deals), so blocks are given here."""
+
+    def real(n: int) -> list[int]:
+        digest = hmac.new(SEED, f"p|{n}".encode(), hashlib.sha256).digest()
+        return [int.from_bytes(digest[k : k + 8], "big") for k in range(0, 32, 8)]
+
+    top = (1 << 64) - 1  # rejected for every bound that is not a power of two (52 first)
+    asked: list[int] = []
+
+    def rejecting(n: int) -> list[int]:
+        asked.append(n)
+        return [top] * 4 if n == 0 else real(n - 1)
+
+    assert sorted(deck_from_blocks(real)) == list(range(52))
+    assert deck_from_blocks(rejecting) == deck_from_blocks(real)
+    assert asked == list(range(14))  # 13 blocks, then one more for the draws the four took
