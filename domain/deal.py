@@ -8,7 +8,7 @@ deal in play is then an immutable tuple of ints, and each card costs a few bit o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import ClassVar, Final
 
 from domain.cards import (
     BOYS,
@@ -27,6 +27,7 @@ from domain.cards import (
 )
 from domain.contracts import CONTRACT_INFO, LAST_TWO_PENALTY, Contract
 from domain.rules import Rules
+from domain.values import Value
 from domain.violations import Violation
 
 _HEART_MASK: Final = SUIT_MASKS[HEARTS]
@@ -61,11 +62,6 @@ _AKQ = tuple(
 )
 
 
-def _repr(value: object, names: tuple[str, ...]) -> str:
-    shown = ", ".join(f"{name}={getattr(value, name)!r}" for name in names)
-    return f"{type(value).__name__}({shown})"
-
-
 # DealSetup's fields, in the order of its constructor.
 _SETUP_FIELDS: Final = (
     "rules",
@@ -91,7 +87,7 @@ _SETUP_FIELDS: Final = (
 )
 
 
-class DealSetup:
+class DealSetup(Value):
     """What the contract and the rule options mean for play, worked out once per deal.
 
     lead_bar: the suit a leader may not lead until a card of it has been played in an earlier
@@ -107,6 +103,7 @@ class DealSetup:
     """
 
     __slots__ = _SETUP_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _SETUP_FIELDS
 
     def __init__(
         self,
@@ -151,21 +148,6 @@ class DealSetup:
         self.penalty_cards: Final = penalty_cards
         self.per_card: Final = per_card
         self.per_trick: Final = per_trick
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple([getattr(self, name) for name in _SETUP_FIELDS])
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is DealSetup and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return _repr(self, _SETUP_FIELDS)
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return DealSetup, self._values()
 
 
 def deal_setup(rules: Rules, contract: Contract, declarer: int) -> DealSetup:
@@ -220,7 +202,7 @@ _STATE_FIELDS: Final = (
 )
 
 
-class DealState:
+class DealState(Value):
     """One deal in play. Never mutated: `play` returns the next state.
 
     trick: the cards of the trick in progress, in play order from `leader`; trick_bits: the
@@ -236,6 +218,7 @@ class DealState:
     """
 
     __slots__ = _STATE_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _STATE_FIELDS
 
     def __init__(
         self,
@@ -266,29 +249,6 @@ class DealState:
         self.akq_owed: Final = akq_owed
         self.over: Final = over
         self.king: Final = king
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple([getattr(self, name) for name in _STATE_FIELDS])
-
-    def _replace(self, **changes: Any) -> DealState:
-        """This state with some fields changed (as a named tuple's `_replace`)."""
-        unknown = set(changes) - set(_STATE_FIELDS)
-        if unknown:
-            raise TypeError(f"DealState has no field {sorted(unknown)[0]!r}")
-        values = [changes.get(name, getattr(self, name)) for name in _STATE_FIELDS]
-        return DealState(*values)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is DealState and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return _repr(self, _STATE_FIELDS)
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return DealState, self._values()
 
     @property
     def rules(self) -> Rules:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from domain import deal as dealmod
 from domain.cards import (
@@ -64,6 +64,7 @@ from domain.pickling import by_fields
 from domain.results import ladder_points, seat_results, winners
 from domain.rules import Rules
 from domain.shuffle import commitment as seed_commitment
+from domain.values import Value
 from domain.violations import Violation
 
 # A revealed seed is written as bytes.hex() writes it: lower-case, so a record exported from the
@@ -158,7 +159,7 @@ _STATE_FIELDS: Final = (
 )
 
 
-class GameState:
+class GameState(Value):
     """Everything known about a game after some events. Never mutated: `apply` builds the next.
 
     A value like a named tuple (equal, hashed and pickled by its fields; `_replace`), but a
@@ -167,6 +168,7 @@ class GameState:
     """
 
     __slots__ = _STATE_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _STATE_FIELDS
 
     def __init__(
         self,
@@ -257,23 +259,6 @@ class GameState:
             self.seed,
             self.version,
         )
-
-    def _replace(self, **changes: Any) -> GameState:
-        """This state with some fields changed (as a named tuple's `_replace`)."""
-        return _evolve(self, **changes)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is GameState and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(_STATE_FIELDS, self._values(), strict=True))
-        return f"GameState({shown})"
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return GameState, self._values()
 
     @property
     def contract(self) -> Contract | None:

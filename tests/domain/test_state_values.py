@@ -19,6 +19,7 @@ from domain.deal import DealState, legal_mask, new_deal, play
 from domain.game import GameState, Phase
 from domain.playout import advance, new_game
 from domain.rules import Rules
+from domain.values import Value
 
 
 def _deal_in_play(seed: int, cards: int) -> DealState:
@@ -36,20 +37,24 @@ def _deal_in_play(seed: int, cards: int) -> DealState:
     return s
 
 
+def _holds_as_a_value(s: Value, again: Value, field: str, other: object) -> None:
+    """`s` and `again`, made alike apart, are equal values; `field` set to `other` differs."""
+    assert s is not again and s == again and hash(s) == hash(again)
+    for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
+        assert type(copied) is type(s) and copied == s
+    assert s._replace() == s
+    changed = s._replace(**{field: other})
+    assert changed != s and getattr(changed, field) == other
+    assert changed._replace(**{field: getattr(s, field)}) == s
+    assert s != s._values() and s != (s.__class__.__name__, *s._values())
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32), cards=st.integers(0, 52))
 def test_a_deal_in_play_is_a_value(seed: int, cards: int) -> None:
     s = _deal_in_play(seed, cards)
-    again = _deal_in_play(seed, cards)
-    assert s is not again and s == again and hash(s) == hash(again)
-    assert s.setup == again.setup and hash(s.setup) == hash(again.setup)
-    for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
-        assert type(copied) is DealState and copied == s and copied.setup == s.setup
-    assert s._replace() == s
-    moved = s._replace(leader=(s.leader + 1) & 3)
-    assert moved != s and moved.leader == (s.leader + 1) & 3
-    assert moved._replace(leader=s.leader) == s
-    assert s != tuple(getattr(s, name) for name in ("setup", "hands", "leader"))
+    _holds_as_a_value(s, _deal_in_play(seed, cards), "leader", (s.leader + 1) & 3)
+    _holds_as_a_value(s.setup, _deal_in_play(seed, cards).setup, "declarer", 4)
     assert repr(s).startswith("DealState(setup=DealSetup(rules=Rules(")
 
 
@@ -74,14 +79,7 @@ def _game_after(seed: int, steps: int) -> GameState:
 @given(seed=st.integers(0, 2**32), steps=st.integers(0, 300))
 def test_a_games_state_is_a_value(seed: int, steps: int) -> None:
     s = _game_after(seed, steps)
-    again = _game_after(seed, steps)
-    assert s is not again and s == again and hash(s) == hash(again)
-    for copied in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s)):
-        assert type(copied) is GameState and copied == s
-    assert s._replace() == s
-    later = s._replace(version=s.version + 1)
-    assert later != s and later.version == s.version + 1 and later.deal == s.deal
-    assert later._replace(version=s.version) == s
+    _holds_as_a_value(s, _game_after(seed, steps), "version", s.version + 1)
     assert GameState() == GameState() and GameState() != s
     assert repr(s).startswith("GameState(game_id='v', rules=Rules(")
 
