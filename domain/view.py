@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, ClassVar, Final, Literal, NamedTuple
 
 from domain.cards import card_name, cards_of, parse_card
 from domain.commands import AskRedeal, Declare, Play
@@ -29,6 +29,7 @@ from domain.game import (
 from domain.pickling import by_fields
 from domain.results import points_number
 from domain.rules import Rules
+from domain.values import Value
 
 ActionKind = Literal["play", "declare", "redeal"]
 # The phases a view tests, as constants (an enum's class attribute costs more to look up).
@@ -130,39 +131,103 @@ class PlayedTrick(NamedTuple):
     winner: int | None
 
 
-class SeatView(NamedTuple):
+# SeatView's fields, in the order of its constructor.
+_VIEW_FIELDS: Final = (
+    "game_id",
+    "seat",
+    "players",
+    "rules",
+    "phase",
+    "deal_no",
+    "attempt",
+    "declarer",
+    "hand",
+    "contract",
+    "tricks",
+    "tricks_won",
+    "deal_scores",
+    "totals",
+    "trump_left",
+    "penalty_left",
+    "uses",
+    "history",
+    "to_move",
+    "legal",
+    "strikes",
+    "winners",
+    "ladder_points",
+    "king",
+    "commitment",
+    "seed",
+)
+
+
+class SeatView(Value):
     """A seat's (seat >= 0) or the public's (seat == -1) view of a game at one moment.
 
-    A named tuple, built for every action a seat is asked for: a frozen dataclass of this many
-    fields costs several times as much to make.
+    Built for every action a seat is asked for: a plain class (a value, `domain.values`), whose
+    fields the compiled build sets and reads in a C struct, where a named tuple of this many
+    fields was made twice over (a tuple, then its copy as the named tuple).
     """
 
-    game_id: str
-    seat: int
-    players: tuple[str, ...]
-    rules: Rules
-    phase: Phase
-    deal_no: int
-    attempt: int
-    declarer: int
-    hand: int
-    contract: Contract | None
-    tricks: tuple[PlayedTrick, ...]
-    tricks_won: tuple[int, ...]
-    deal_scores: tuple[int, ...]
-    totals: tuple[int, ...]
-    trump_left: tuple[int, ...]
-    penalty_left: tuple[int, ...]
-    uses: tuple[int, ...]
-    history: tuple[CompletedDeal | RedealtHands, ...]
-    to_move: int | None
-    legal: tuple[Action, ...]
-    strikes: tuple[int, ...]
-    winners: tuple[int, ...] | None
-    ladder_points: tuple[Fraction, ...] | None
-    king: int | None
-    commitment: str
-    seed: str | None
+    __slots__ = _VIEW_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _VIEW_FIELDS
+
+    def __init__(
+        self,
+        game_id: str,
+        seat: int,
+        players: tuple[str, ...],
+        rules: Rules,
+        phase: Phase,
+        deal_no: int,
+        attempt: int,
+        declarer: int,
+        hand: int,
+        contract: Contract | None,
+        tricks: tuple[PlayedTrick, ...],
+        tricks_won: tuple[int, ...],
+        deal_scores: tuple[int, ...],
+        totals: tuple[int, ...],
+        trump_left: tuple[int, ...],
+        penalty_left: tuple[int, ...],
+        uses: tuple[int, ...],
+        history: tuple[CompletedDeal | RedealtHands, ...],
+        to_move: int | None,
+        legal: tuple[Action, ...],
+        strikes: tuple[int, ...],
+        winners: tuple[int, ...] | None,
+        ladder_points: tuple[Fraction, ...] | None,
+        king: int | None,
+        commitment: str,
+        seed: str | None,
+    ) -> None:
+        self.game_id: Final = game_id
+        self.seat: Final = seat
+        self.players: Final = players
+        self.rules: Final = rules
+        self.phase: Final = phase
+        self.deal_no: Final = deal_no
+        self.attempt: Final = attempt
+        self.declarer: Final = declarer
+        self.hand: Final = hand
+        self.contract: Final = contract
+        self.tricks: Final = tricks
+        self.tricks_won: Final = tricks_won
+        self.deal_scores: Final = deal_scores
+        self.totals: Final = totals
+        self.trump_left: Final = trump_left
+        self.penalty_left: Final = penalty_left
+        self.uses: Final = uses
+        self.history: Final = history
+        self.to_move: Final = to_move
+        self.legal: Final = legal
+        self.strikes: Final = strikes
+        self.winners: Final = winners
+        self.ladder_points: Final = ladder_points
+        self.king: Final = king
+        self.commitment: Final = commitment
+        self.seed: Final = seed
 
     @property
     def trick(self) -> PlayedTrick | None:
@@ -287,9 +352,6 @@ _new_trick: Final = tuple.__new__
 
 
 _NO_SCORES: Final = (0, 0, 0, 0)
-# A view is made for every action a seat is asked for: tuple.__new__ with the values in
-# SeatView's field order skips the generated keyword __new__ (half the cost of a view).
-_new_view: Final = tuple.__new__
 
 
 def _seated(occupants: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
@@ -319,36 +381,33 @@ def seat_view(state: GameState, seat: int) -> SeatView:
     result = state.result
     to_move = state.to_move
     seated = _seated(state.occupants) if state.occupants else state.players
-    return _new_view(
-        SeatView,
-        (
-            state.game_id,
-            seat,
-            seated,  # players
-            state.rules,
-            phase,
-            state.deal_no if phase is not _OVER else _shown_deal(state),  # deal_no
-            state.attempt,
-            state.declarer,
-            hand,
-            st.contract if st is not None else None,
-            tricks,
-            st.tricks_won if st is not None else _NO_SCORES,
-            deal_scores(st) if st is not None else _NO_SCORES,
-            state.totals,
-            state.trump_left,
-            state.penalty_left,
-            state.uses,
-            state.completed,  # history
-            to_move,
-            _legal_actions(state, seat, to_move) if seat >= 0 else (),
-            state.strikes,
-            result.winners if result else None,
-            result.ladder_points if result else None,
-            state.king,
-            state.commitment,
-            state.seed,
-        ),
+    return SeatView(
+        state.game_id,
+        seat,
+        seated,  # players
+        state.rules,
+        phase,
+        state.deal_no if phase is not _OVER else _shown_deal(state),  # deal_no
+        state.attempt,
+        state.declarer,
+        hand,
+        st.contract if st is not None else None,
+        tricks,
+        st.tricks_won if st is not None else _NO_SCORES,
+        deal_scores(st) if st is not None else _NO_SCORES,
+        state.totals,
+        state.trump_left,
+        state.penalty_left,
+        state.uses,
+        state.completed,  # history
+        to_move,
+        _legal_actions(state, seat, to_move) if seat >= 0 else (),
+        state.strikes,
+        result.winners if result else None,
+        result.ladder_points if result else None,
+        state.king,
+        state.commitment,
+        state.seed,
     )
 
 
