@@ -2,7 +2,8 @@
 
 This is the hot path (bots' rollouts and the benchmark run through it). What a deal's contract
 and rule options mean for play is worked out once, into a `DealSetup` of masks and flags; a
-deal in play is then an immutable tuple of ints, and each card costs a few bit operations.
+deal in play is then an immutable value of ints (`DealState`), and each card costs a few bit
+operations.
 """
 
 from __future__ import annotations
