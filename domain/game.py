@@ -292,19 +292,7 @@ _OVER: Final = Phase.OVER
 # --- helpers --------------------------------------------------------------------------------
 
 _PENALTY_INDEX: Final = {c: i for i, c in enumerate(PENALTY_CONTRACTS)}
-_FIELD_INDEX: Final = {name: i for i, name in enumerate(_STATE_FIELDS)}
 _CARD_INDEX: Final = {name: i for i, name in enumerate(CARD_NAMES)}
-
-
-def _evolve(state: GameState, **changes: Any) -> GameState:
-    """`state` with some fields changed (what `_replace` does: this runs once per event)."""
-    values = list(state._values())
-    for name, value in changes.items():
-        i = _FIELD_INDEX.get(name)
-        if i is None:
-            raise TypeError(f"GameState has no field {name!r}")
-        values[i] = value
-    return GameState(*values)
 
 
 def with_play(
@@ -316,7 +304,7 @@ def with_play(
 ) -> GameState:
     """`state` with its deal's play moved on to these (what folding the deal's card_played
     and trick_taken events one by one gives: domain.fold carries them, then builds this).
-    Every card passes here, so the fields are passed one by one, not by `_evolve`'s names."""
+    Every card passes here, so the fields are passed one by one, not by `_replace`'s names."""
     return GameState(
         state.game_id,
         state.rules,
@@ -718,8 +706,7 @@ def apply(state: GameState, event: Event) -> GameState:
             _expect(event.declarer == holder, f"the holder of 2D (seat {holder}) declares")
         else:
             _expect(event.declarer == 0, "seat 0 declares first")
-        return _evolve(
-            state,
+        return state._replace(
             phase=_DECLARING,
             declarer=event.declarer,
             hands=event.hands,
@@ -747,8 +734,7 @@ def apply(state: GameState, event: Event) -> GameState:
             trump_left = state.trump_left
             penalty_left = _with(state.penalty_left, seat, state.penalty_left[seat] - 1)
             uses = _with(state.uses, i, state.uses[i] + 1)
-        return _evolve(
-            state,
+        return state._replace(
             phase=_PLAYING,
             deal=dealmod.new_deal(state.rules, c, seat, (*state.hands,)),  # type: ignore[arg-type]
             trump_left=trump_left,
@@ -760,8 +746,7 @@ def apply(state: GameState, event: Event) -> GameState:
         why = redeal_violation(state, event.seat)
         _expect(why is None, f"illegal redeal: {why.code if why else ''}")
         gone = RedealtHands(state.deal_no, state.attempt, state.declarer, state.hands)
-        return _evolve(
-            state,
+        return state._replace(
             phase=_AWAITING_DEAL,
             attempt=state.attempt + 1,
             hands=(),
@@ -773,7 +758,7 @@ def apply(state: GameState, event: Event) -> GameState:
         expected = _game_result(state, state.totals, state.king)
         if event != expected:  # (the message is built only then: it prints both)
             raise InconsistentEvent(f"game result differs: expected {expected}, stored {event}")
-        return _evolve(state, phase=_OVER, result=event, version=v)
+        return state._replace(phase=_OVER, result=event, version=v)
     if isinstance(event, GameCreated):
         _expect(state.phase is _NEW, "game_created twice")
         _expect(len(event.players) == 4, "a game has four players")
@@ -799,7 +784,7 @@ def apply(state: GameState, event: Event) -> GameState:
         except ValueError:
             matches = False
         _expect(matches, "the revealed seed does not match the commitment")
-        return _evolve(state, seed=event.server_seed, version=v)
+        return state._replace(seed=event.server_seed, version=v)
     return _apply_seat_event(state, event, v)
 
 
@@ -810,13 +795,13 @@ def _apply_seat_event(
     _expect(0 <= seat < 4, "a seat is 0-3")
     if isinstance(event, StrikeRecorded):
         _expect(event.count == state.strikes[seat] + 1, "strike count out of order")
-        return _evolve(state, strikes=_with(state.strikes, seat, event.count), version=v)
+        return state._replace(strikes=_with(state.strikes, seat, event.count), version=v)
     if isinstance(event, SeatAbandoned):
         _expect(event.player == state.occupants[seat][-1], f"{event.player} is not in seat {seat}")
-        return _evolve(state, abandoned=(*state.abandoned, (event.player, seat)), version=v)
+        return state._replace(abandoned=(*state.abandoned, (event.player, seat)), version=v)
     occupants = list(state.occupants)
     occupants[seat] = (*occupants[seat], event.player)
-    return _evolve(state, occupants=tuple(occupants), version=v)
+    return state._replace(occupants=tuple(occupants), version=v)
 
 
 def _apply_card(state: GameState, event: CardPlayed, v: int) -> GameState:
@@ -864,7 +849,7 @@ def _apply_trick(state: GameState, event: TrickTaken, v: int) -> GameState:
     expected = next_trick(st, state.deal_no, len(state.tricks), state.trick_cards)
     if event != expected:  # (the message is built only then: it prints both)
         raise InconsistentEvent(f"trick differs: expected {expected}, stored {event}")
-    return _evolve(state, tricks=(*state.tricks, event), trick_cards=(), version=v)
+    return state._replace(tricks=(*state.tricks, event), trick_cards=(), version=v)
 
 
 def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
@@ -889,19 +874,17 @@ def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
         event.void,
         event.king,
     )
-    base = _evolve(state, completed=(*state.completed, done), deal=None, trick_cards=(), version=v)
+    base = state._replace(completed=(*state.completed, done), deal=None, trick_cards=(), version=v)
     if event.void:
         i = _PENALTY_INDEX[st.contract]
         seat = state.declarer
-        return _evolve(
-            base,
+        return base._replace(
             phase=_AWAITING_DEAL,
             attempt=state.attempt + 1,
             penalty_left=_with(state.penalty_left, seat, state.penalty_left[seat] + 1),
             uses=_with(state.uses, i, state.uses[i] - 1),
         )
-    return _evolve(
-        base,
+    return base._replace(
         phase=_AWAITING_DEAL,
         deal_no=state.deal_no + 1,
         attempt=0,

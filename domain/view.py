@@ -114,7 +114,8 @@ def _legal_actions(state: GameState, seat: int, to_move: int | None) -> tuple[Ac
 
 def _plays(mask: int) -> tuple[Action, ...]:
     """The play actions of a mask's cards, in card order (`cards_of`'s: the lowest bit first).
-    Bit by bit, not through a cache of masks: a new deal's masks are new."""
+    Bit by bit: mapping `cards_of`'s tuple cost half as much again at every turn (0.20 against
+    0.14 µs compiled), and a cache of masks missed, a new deal's masks being new."""
     out = []
     while mask:
         low = mask & -mask
