@@ -283,6 +283,19 @@ def seat_to_move(st: DealState) -> int:
     return (st.leader + len(st.trick)) & 3
 
 
+def hand_of(hands: tuple[int, int, int, int], seat: int) -> int:
+    """`hands[seat]`, read by a constant index. The compiled build keeps the four masks
+    unboxed; a variable index would first box all four into a new tuple (four big ints
+    allocated and freed, at every legal-card question)."""
+    if seat == 0:
+        return hands[0]
+    if seat == 1:
+        return hands[1]
+    if seat == 2:
+        return hands[2]
+    return hands[3]
+
+
 def new_deal(
     rules: Rules, contract: Contract, declarer: int, hands: tuple[int, int, int, int]
 ) -> DealState:
@@ -358,7 +371,14 @@ def legal_mask(st: DealState) -> int:
     trick = st.trick
     seat = (st.leader + len(trick)) & 3
     return _legal(
-        st.setup, seat, st.hands[seat], trick, st.trick_bits, st.played, st.akq_seat, st.akq_owed
+        st.setup,
+        seat,
+        hand_of(st.hands, seat),
+        trick,
+        st.trick_bits,
+        st.played,
+        st.akq_seat,
+        st.akq_owed,
     )
 
 
@@ -375,7 +395,7 @@ def check_card(st: DealState, c: int) -> Violation | None:
     if st.over:
         return Violation("deal_over", "the deal is over")
     seat = st.to_move
-    hand = st.hands[seat]
+    hand = hand_of(st.hands, seat)
     if not hand >> c & 1:
         return Violation("card_not_in_hand", f"seat {seat} does not hold {card_name(c)}")
     allowed = legal_mask(st)

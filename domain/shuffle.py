@@ -7,12 +7,14 @@ with the operating system's CSPRNG and keeps it secret until the game is over.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import struct
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 from domain.cards import cards_of
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.hmac import HMAC
 
 ALGORITHM = "king-shuffle/1"
 _TWO_64 = 1 << 64
@@ -29,18 +31,38 @@ def commitment(server_seed: bytes) -> str:
 _LIMITS: Final = tuple(_TWO_64 - _TWO_64 % n if n else 0 for n in range(53))
 
 
-def _block(keyed: hmac.HMAC, prefix: bytes, n: int) -> tuple[int, ...]:
+def _block(keyed: HMAC, prefix: bytes, n: int) -> tuple[int, ...]:
     """Block `n` of the stream: HMAC-SHA256 of the prefix and the counter, as four 64-bit draws."""
     block = keyed.copy()
     block.update(prefix + str(n).encode())
-    return _FOUR_DRAWS.unpack(block.digest())
+    return _FOUR_DRAWS.unpack(block.finalize())
+
+
+# `cryptography`'s HMAC class and SHA-256, imported at the first deal (`_keyed`): a command that
+# never deals, such as `king record check` on a game still in play, does not load the library.
+_hmac_kit: tuple[type[HMAC], Any] | None = None
+
+
+def _keyed(server_seed: bytes) -> HMAC:
+    """HMAC-SHA256 keyed with the seed. From `cryptography`, whose objects are called
+    directly: the standard `hmac` wraps each copy, update and digest in Python, which made the
+    13 blocks of a deal take about 1.7 times as long (docs/BENCHMARKS.md)."""
+    global _hmac_kit
+    if _hmac_kit is None:
+        from cryptography.hazmat.primitives.hashes import SHA256
+        from cryptography.hazmat.primitives.hmac import HMAC
+
+        _hmac_kit = (HMAC, SHA256())
+    make, sha256 = _hmac_kit
+    keyed: HMAC = make(server_seed, sha256)
+    return keyed
 
 
 def shuffled_deck(
     server_seed: bytes, game_id: str, deal: int, attempt: int, client_seed: str = ""
 ) -> list[int]:
     """The 52 cards in dealt order (Fisher–Yates over an HMAC-SHA256 stream, no modulo bias)."""
-    keyed = hmac.new(server_seed, digestmod=hashlib.sha256)  # the key's work done once
+    keyed = _keyed(server_seed)  # the key's work done once
     prefix = f"king-shuffle/1|{game_id}|{deal}|{attempt}|{client_seed}|".encode()
     return deck_from_blocks(lambda n: _block(keyed, prefix, n))
 

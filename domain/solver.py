@@ -44,7 +44,7 @@ from typing import NamedTuple
 
 from domain.cards import cards_of
 from domain.contracts import CONTRACT_INFO, LAST_TWO_PENALTY, Contract
-from domain.deal import DealState, legal_mask, play, rollout, scores
+from domain.deal import DealState, hand_of, legal_mask, play, rollout, scores
 
 MODELS: tuple[str, ...] = ("paranoid", "maxn")
 
@@ -87,7 +87,7 @@ def card_groups(st: DealState) -> tuple[int, ...]:
     setup = st.setup
     pen = CONTRACT_INFO[setup.contract].penalty_cards
     akq = setup.akq
-    hand = st.hands[st.to_move]
+    hand = hand_of(st.hands, st.to_move)
     gone = st.played | hand
     groups: list[int] = []
     group = 0

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Final, Literal, NamedTuple
 from domain.cards import card_name, cards_of, parse_card
 from domain.commands import AskRedeal, Declare, Play
 from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
-from domain.deal import legal_mask
+from domain.deal import hand_of, legal_mask
 from domain.deal import scores as deal_scores
 from domain.events import DealEnded, DealStarted, Event, GameEnded, RedealAsked, to_payload
 from domain.game import (
@@ -378,7 +378,7 @@ def seat_view(state: GameState, seat: int) -> SeatView:
     hand = 0
     phase = state.phase
     if 0 <= seat < 4 and (phase is _DECLARING or phase is _PLAYING):
-        hand = st.hands[seat] if st is not None else state.hands[seat]
+        hand = hand_of(st.hands, seat) if st is not None else state.hands[seat]
     result = state.result
     to_move = state.to_move
     seated = _seated(state.occupants) if state.occupants else state.players
