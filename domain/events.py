@@ -9,13 +9,13 @@ naturally; `game.apply` recomputes them and refuses a stored fact that differs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from domain.cards import UnknownCard, card_name, cards_of, mask_of, parse_card
 from domain.contracts import Contract, UnknownContract, parse_contract
 from domain.rules import BadRuleOption, Rules
+from domain.values import Value
 
 SCHEMA_VERSION = 1
 
@@ -24,8 +24,18 @@ class MalformedEvent(ValueError):
     """A payload that is not a valid event of its type."""
 
 
-@dataclass(frozen=True, slots=True)
-class GameCreated:
+_GAME_CREATED_FIELDS: Final = (
+    "game_id",
+    "rules",
+    "players",
+    "commitment",
+    "client_seed",
+    "shuffle",
+    "shuffle_id",
+)
+
+
+class GameCreated(Value):
     """A table is set: rules, players by seat, and the shuffle commitment (never the seed).
 
     shuffle_id is the game id text fed to king-shuffle/1: the game's own id, except in
@@ -33,134 +43,247 @@ class GameCreated:
     """
 
     TYPE: ClassVar[str] = "game_created"
-    game_id: str
-    rules: Rules
-    players: tuple[str, ...]
-    commitment: str
-    client_seed: str
-    shuffle: str
-    shuffle_id: str
+    __slots__ = _GAME_CREATED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _GAME_CREATED_FIELDS
+
+    def __init__(
+        self,
+        game_id: str,
+        rules: Rules,
+        players: tuple[str, ...],
+        commitment: str,
+        client_seed: str,
+        shuffle: str,
+        shuffle_id: str,
+    ) -> None:
+        self.game_id: Final = game_id
+        self.rules: Final = rules
+        self.players: Final = players
+        self.commitment: Final = commitment
+        self.client_seed: Final = client_seed
+        self.shuffle: Final = shuffle
+        self.shuffle_id: Final = shuffle_id
 
 
-@dataclass(frozen=True, slots=True)
-class DealStarted:
+_DEAL_STARTED_FIELDS: Final = ("deal", "attempt", "declarer", "hands")
+
+
+class DealStarted(Value):
     """Hands dealt for deal `deal` (1-based), shuffle attempt `attempt` (0, then 1 per redeal)."""
 
     TYPE: ClassVar[str] = "deal_started"
-    deal: int
-    attempt: int
-    declarer: int
-    hands: tuple[int, ...]
+    __slots__ = _DEAL_STARTED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _DEAL_STARTED_FIELDS
+
+    def __init__(self, deal: int, attempt: int, declarer: int, hands: tuple[int, ...]) -> None:
+        self.deal: Final = deal
+        self.attempt: Final = attempt
+        self.declarer: Final = declarer
+        self.hands: Final = hands
 
 
-@dataclass(frozen=True, slots=True)
-class ContractDeclared:
+_CONTRACT_DECLARED_FIELDS: Final = ("deal", "seat", "contract")
+
+
+class ContractDeclared(Value):
     TYPE: ClassVar[str] = "contract_declared"
-    deal: int
-    seat: int
-    contract: Contract
+    __slots__ = _CONTRACT_DECLARED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _CONTRACT_DECLARED_FIELDS
+
+    def __init__(self, deal: int, seat: int, contract: Contract) -> None:
+        self.deal: Final = deal
+        self.seat: Final = seat
+        self.contract: Final = contract
 
 
-@dataclass(frozen=True, slots=True)
-class RedealAsked:
+_REDEAL_ASKED_FIELDS: Final = ("deal", "seat")
+
+
+class RedealAsked(Value):
     """R-WEAKHAND: the declarer asked for new hands instead of declaring."""
 
     TYPE: ClassVar[str] = "redeal_asked"
-    deal: int
-    seat: int
+    __slots__ = _REDEAL_ASKED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _REDEAL_ASKED_FIELDS
+
+    def __init__(self, deal: int, seat: int) -> None:
+        self.deal: Final = deal
+        self.seat: Final = seat
 
 
-@dataclass(frozen=True, slots=True)
-class CardPlayed:
+_CARD_PLAYED_FIELDS: Final = ("deal", "seat", "card")
+
+
+class CardPlayed(Value):
     TYPE: ClassVar[str] = "card_played"
-    deal: int
-    seat: int
-    card: int
+    __slots__ = _CARD_PLAYED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _CARD_PLAYED_FIELDS
+
+    def __init__(self, deal: int, seat: int, card: int) -> None:
+        self.deal: Final = deal
+        self.seat: Final = seat
+        self.card: Final = card
 
 
-@dataclass(frozen=True, slots=True)
-class TrickTaken:
+_TRICK_TAKEN_FIELDS: Final = ("deal", "trick", "leader", "cards", "winner")
+
+
+class TrickTaken(Value):
     """Derived: trick number `trick` (1-based), its cards in play order from `leader`."""
 
     TYPE: ClassVar[str] = "trick_taken"
-    deal: int
-    trick: int
-    leader: int
-    cards: tuple[int, ...]
-    winner: int
+    __slots__ = _TRICK_TAKEN_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _TRICK_TAKEN_FIELDS
+
+    def __init__(
+        self, deal: int, trick: int, leader: int, cards: tuple[int, ...], winner: int
+    ) -> None:
+        self.deal: Final = deal
+        self.trick: Final = trick
+        self.leader: Final = leader
+        self.cards: Final = cards
+        self.winner: Final = winner
 
 
-@dataclass(frozen=True, slots=True)
-class DealEnded:
+_DEAL_ENDED_FIELDS: Final = (
+    "deal",
+    "attempt",
+    "contract",
+    "tricks",
+    "tricks_won",
+    "scores",
+    "void",
+    "king",
+)
+
+
+class DealEnded(Value):
     """Derived: the deal's result. A void deal (queens_one_each_void) does not count."""
 
     TYPE: ClassVar[str] = "deal_ended"
-    deal: int
-    attempt: int
-    contract: Contract
-    tricks: int
-    tricks_won: tuple[int, ...]
-    scores: tuple[int, ...]
-    void: bool
-    king: int | None
+    __slots__ = _DEAL_ENDED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _DEAL_ENDED_FIELDS
+
+    def __init__(
+        self,
+        deal: int,
+        attempt: int,
+        contract: Contract,
+        tricks: int,
+        tricks_won: tuple[int, ...],
+        scores: tuple[int, ...],
+        void: bool,
+        king: int | None,
+    ) -> None:
+        self.deal: Final = deal
+        self.attempt: Final = attempt
+        self.contract: Final = contract
+        self.tricks: Final = tricks
+        self.tricks_won: Final = tricks_won
+        self.scores: Final = scores
+        self.void: Final = void
+        self.king: Final = king
 
 
-@dataclass(frozen=True, slots=True)
-class SeatResult:
+_SEAT_RESULT_FIELDS: Final = ("seat", "player", "points")
+
+
+class SeatResult(Value):
     """One person's ladder points for a game (after R-ABANDON and R-SUBSTITUTE)."""
 
-    seat: int
-    player: str
-    points: Fraction
+    __slots__ = _SEAT_RESULT_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _SEAT_RESULT_FIELDS
+
+    def __init__(self, seat: int, player: str, points: Fraction) -> None:
+        self.seat: Final = seat
+        self.player: Final = player
+        self.points: Final = points
 
 
-@dataclass(frozen=True, slots=True)
-class GameEnded:
+_GAME_ENDED_FIELDS: Final = ("totals", "winners", "ladder_points", "king", "results")
+
+
+class GameEnded(Value):
     """Derived: totals, winners (seats), ladder points by seat and by person."""
 
     TYPE: ClassVar[str] = "game_ended"
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
-    ladder_points: tuple[Fraction, ...]
-    king: int | None
-    results: tuple[SeatResult, ...]
+    __slots__ = _GAME_ENDED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _GAME_ENDED_FIELDS
+
+    def __init__(
+        self,
+        totals: tuple[int, ...],
+        winners: tuple[int, ...],
+        ladder_points: tuple[Fraction, ...],
+        king: int | None,
+        results: tuple[SeatResult, ...],
+    ) -> None:
+        self.totals: Final = totals
+        self.winners: Final = winners
+        self.ladder_points: Final = ladder_points
+        self.king: Final = king
+        self.results: Final = results
 
 
-@dataclass(frozen=True, slots=True)
-class SeedRevealed:
+_SEED_REVEALED_FIELDS: Final = ("server_seed",)
+
+
+class SeedRevealed(Value):
     """The server seed, published once the game is over (R-SHUFFLE)."""
 
     TYPE: ClassVar[str] = "seed_revealed"
-    server_seed: str
+    __slots__ = _SEED_REVEALED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _SEED_REVEALED_FIELDS
+
+    def __init__(self, server_seed: str) -> None:
+        self.server_seed: Final = server_seed
 
 
-@dataclass(frozen=True, slots=True)
-class StrikeRecorded:
+_STRIKE_RECORDED_FIELDS: Final = ("seat", "reason", "count")
+
+
+class StrikeRecorded(Value):
     """A time-out or an illegal action: a default legal move was played for the seat."""
 
     TYPE: ClassVar[str] = "strike_recorded"
-    seat: int
-    reason: str
-    count: int
+    __slots__ = _STRIKE_RECORDED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _STRIKE_RECORDED_FIELDS
+
+    def __init__(self, seat: int, reason: str, count: int) -> None:
+        self.seat: Final = seat
+        self.reason: Final = reason
+        self.count: Final = count
 
 
-@dataclass(frozen=True, slots=True)
-class SeatAbandoned:
+_SEAT_ABANDONED_FIELDS: Final = ("seat", "player", "reason")
+
+
+class SeatAbandoned(Value):
     """R-ABANDON: the player left or was forfeited; a substitute finishes the game."""
 
     TYPE: ClassVar[str] = "seat_abandoned"
-    seat: int
-    player: str
-    reason: str
+    __slots__ = _SEAT_ABANDONED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _SEAT_ABANDONED_FIELDS
+
+    def __init__(self, seat: int, player: str, reason: str) -> None:
+        self.seat: Final = seat
+        self.player: Final = player
+        self.reason: Final = reason
 
 
-@dataclass(frozen=True, slots=True)
-class SeatSubstituted:
+_SEAT_SUBSTITUTED_FIELDS: Final = ("seat", "player")
+
+
+class SeatSubstituted(Value):
     """R-SUBSTITUTE: someone (a house bot, say) takes over an abandoned seat."""
 
     TYPE: ClassVar[str] = "seat_substituted"
-    seat: int
-    player: str
+    __slots__ = _SEAT_SUBSTITUTED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _SEAT_SUBSTITUTED_FIELDS
+
+    def __init__(self, seat: int, player: str) -> None:
+        self.seat: Final = seat
+        self.player: Final = player
 
 
 Event = (
@@ -277,36 +400,59 @@ def event_type(event: Event) -> str:
     return event.TYPE
 
 
-def _plan(cls: type[Any]) -> tuple[tuple[str, str, _Codec | None], ...]:
-    """A class's fields as (name, declared type, codec), worked out once: `fields()` is slow
-    and every event in and out of the store passes through here."""
-    plan = _PLANS.get(cls)
-    if plan is None:
-        plan = _PLANS[cls] = tuple((f.name, str(f.type), _CODECS.get(f.name)) for f in fields(cls))
-    return plan
+# The fields stored as they are (no codec), with the check that reads each back.
+_PLAIN: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(
+        ("deal", "attempt", "declarer", "seat", "trick", "leader", "winner", "tricks", "count"),
+        _int,
+    ),
+    **dict.fromkeys(
+        (
+            "game_id",
+            "commitment",
+            "client_seed",
+            "shuffle",
+            "shuffle_id",
+            "server_seed",
+            "reason",
+            "player",
+        ),
+        _str,
+    ),
+}
 
 
-_PLANS: dict[type[Any], tuple[tuple[str, str, _Codec | None], ...]] = {}
+def _plan(
+    cls: type[Any],
+) -> tuple[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any]], ...]:
+    """A class's fields as (name, encoder or None, decoder), in its constructor's order."""
+    return tuple(
+        (name, _CODECS[name][0], _CODECS[name][1])
+        if name in _CODECS
+        else (name, None, _PLAIN[name])
+        for name in cls._FIELDS
+    )
+
+
+# Per event class, its plan, worked out once: every event in and out of the store passes here.
+# (A field with neither a codec nor a plain reading fails here, on import.)
+_PLANS: dict[
+    type[Any], tuple[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any]], ...]
+] = {cls: _plan(cls) for cls in EVENT_TYPES.values()}
 
 
 def to_payload(event: Event) -> dict[str, Any]:
     """The canonical dict form of an event's fields (the type travels beside it)."""
     out: dict[str, Any] = {}
-    for name, _, codec in _plan(type(event)):
+    for name, encode, _ in _PLANS[type(event)]:
         value = getattr(event, name)
-        out[name] = codec[0](value) if codec else value
+        out[name] = encode(value) if encode is not None else value
     return out
-
-
-def _decoder(name: str, declared: str, codec: _Codec | None) -> Callable[[Any], Any]:
-    if codec:
-        return codec[1]
-    return {"int": _int, "bool": _bool}.get(declared, _str)
 
 
 # Per event type: its class and each field's (name, decoder), for the common case.
 _DECODERS: dict[str, tuple[type[Any], tuple[tuple[str, Callable[[Any], Any]], ...]]] = {
-    t: (cls, tuple((name, _decoder(name, declared, codec)) for name, declared, codec in _plan(cls)))
+    t: (cls, tuple((name, decode) for name, _, decode in _PLANS[cls]))
     for t, cls in EVENT_TYPES.items()
 }
 
@@ -344,19 +490,11 @@ def from_payload(type_: str, payload: object) -> Event:
 def _from_payload_carefully(type_: str, cls: type[Any], payload: dict[str, Any]) -> Event:
     """from_payload field by field, naming the first field that is missing or malformed."""
     values: dict[str, Any] = {}
-    for name, declared, codec in _plan(cls):
+    for name, _, decode in _PLANS[cls]:
         if name not in payload:
             raise MalformedEvent(f"{type_} payload lacks {name!r}")
-        raw = payload[name]
         try:
-            if codec:
-                values[name] = codec[1](raw)
-            elif declared == "int":
-                values[name] = _int(raw)
-            elif declared == "bool":
-                values[name] = _bool(raw)
-            else:
-                values[name] = _str(raw)
+            values[name] = decode(payload[name])
         except (UnknownCard, UnknownContract, BadRuleOption, TypeError, ValueError) as exc:
             if isinstance(exc, MalformedEvent):
                 raise

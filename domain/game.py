@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Final
 
@@ -60,7 +59,6 @@ from domain.events import (
     StrikeRecorded,
     TrickTaken,
 )
-from domain.pickling import by_fields
 from domain.results import ladder_points, seat_results, winners
 from domain.rules import Rules
 from domain.shuffle import commitment as seed_commitment
@@ -93,36 +91,65 @@ class CommandError(ValueError):
 # --- state ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CompletedDeal:
+_COMPLETED_FIELDS: Final = (
+    "deal",
+    "attempt",
+    "declarer",
+    "contract",
+    "hands",
+    "tricks",
+    "tricks_won",
+    "scores",
+    "void",
+    "king",
+)
+
+
+class CompletedDeal(Value):
     """A deal that has ended, kept for views, replays and records."""
 
-    deal: int
-    attempt: int
-    declarer: int
-    contract: Contract
-    hands: tuple[int, ...]
-    tricks: tuple[TrickTaken, ...]
-    tricks_won: tuple[int, ...]
-    scores: tuple[int, ...]
-    void: bool
-    king: int | None
+    __slots__ = _COMPLETED_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _COMPLETED_FIELDS
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return by_fields(self)  # (domain.pickling: alike in both builds)
+    def __init__(
+        self,
+        deal: int,
+        attempt: int,
+        declarer: int,
+        contract: Contract,
+        hands: tuple[int, ...],
+        tricks: tuple[TrickTaken, ...],
+        tricks_won: tuple[int, ...],
+        scores: tuple[int, ...],
+        void: bool,
+        king: int | None,
+    ) -> None:
+        self.deal: Final = deal
+        self.attempt: Final = attempt
+        self.declarer: Final = declarer
+        self.contract: Final = contract
+        self.hands: Final = hands
+        self.tricks: Final = tricks
+        self.tricks_won: Final = tricks_won
+        self.scores: Final = scores
+        self.void: Final = void
+        self.king: Final = king
 
 
-@dataclass(frozen=True, slots=True)
-class RedealtHands:
+_REDEALT_FIELDS: Final = ("deal", "attempt", "declarer", "hands")
+
+
+class RedealtHands(Value):
     """Hands that were dealt and given back by a weak-hand redeal (R-WEAKHAND)."""
 
-    deal: int
-    attempt: int
-    declarer: int
-    hands: tuple[int, ...]
+    __slots__ = _REDEALT_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _REDEALT_FIELDS
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return by_fields(self)  # (domain.pickling: alike in both builds)
+    def __init__(self, deal: int, attempt: int, declarer: int, hands: tuple[int, ...]) -> None:
+        self.deal: Final = deal
+        self.attempt: Final = attempt
+        self.declarer: Final = declarer
+        self.hands: Final = hands
 
 
 _DEFAULT_RULES: Final = Rules()  # (a frozen value: one serves every new state)
@@ -596,7 +623,7 @@ def _decide_play(state: GameState, seat: int, card: object) -> list[Event] | Vio
     assert state.deal is not None  # play_violation refuses a play without a deal
     c = _card(card)
     before = state.deal
-    events: list[Event] = [_card_played(state.deal_no, seat, c)]
+    events: list[Event] = [CardPlayed(state.deal_no, seat, c)]
     if len(before.trick) < 3:  # the trick goes on: nothing is derived from this card
         return events
     after = dealmod.play(before, c)
@@ -604,24 +631,6 @@ def _decide_play(state: GameState, seat: int, card: object) -> list[Event] | Vio
     if after.over:
         events += _deal_results(state, after)
     return events
-
-
-# A card_played is a value, and few are possible (a deal number, a seat, a card): each is made
-# once and shared, as the views' actions are. A frozen dataclass costs about half a microsecond
-# to make, and every card of every game made one. Bounded; never changes a result.
-_card_events: Final[dict[int, CardPlayed]] = {}
-_CARD_EVENTS_KEPT: Final = 8192
-
-
-def _card_played(deal: int, seat: int, card: int) -> CardPlayed:
-    """CardPlayed(deal, seat, card), made once (seat 0-3 and card 0-51, as played)."""
-    key = deal << 8 | seat << 6 | card
-    event = _card_events.get(key)
-    if event is None:
-        if len(_card_events) >= _CARD_EVENTS_KEPT:
-            _card_events.clear()
-        event = _card_events[key] = CardPlayed(deal, seat, card)
-    return event
 
 
 def _trick_result(
@@ -926,7 +935,7 @@ def _run_play(state: GameState, seat: object, card: object) -> tuple[GameState, 
     before = state.deal
     after = dealmod.play(before, card)
     v = state.version + 1
-    events: list[Event] = [_card_played(state.deal_no, seat, card)]
+    events: list[Event] = [CardPlayed(state.deal_no, seat, card)]
     if len(before.trick) < 3:  # the trick goes on
         return with_play(state, after, (*state.trick_cards, card), state.tricks, v), events
     taken = _trick_result(state, before, after, card)

@@ -97,10 +97,14 @@ def deal_hands(
     server_seed: bytes, game_id: str, deal: int, attempt: int, client_seed: str = ""
 ) -> tuple[int, int, int, int]:
     """The four hands as masks: card k of the shuffled deck goes to seat k mod 4."""
-    hands = [0, 0, 0, 0]
-    for k, c in enumerate(shuffled_deck(server_seed, game_id, deal, attempt, client_seed)):
-        hands[k % 4] |= 1 << c
-    return hands[0], hands[1], hands[2], hands[3]
+    deck = shuffled_deck(server_seed, game_id, deal, attempt, client_seed)
+    a = b = c = d = 0  # (four locals: the compiled build keeps them as machine ints)
+    for k in range(0, 52, 4):
+        a |= 1 << deck[k]
+        b |= 1 << deck[k + 1]
+        c |= 1 << deck[k + 2]
+        d |= 1 << deck[k + 3]
+    return a, b, c, d
 
 
 def dealt_order(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Final, Literal, NamedTuple
+from typing import Any, ClassVar, Final, Literal
 
 from domain.cards import card_name, cards_of, parse_card
 from domain.commands import AskRedeal, Declare, Play
@@ -124,12 +124,20 @@ def _plays(mask: int) -> tuple[Action, ...]:
     return tuple(out)
 
 
-class PlayedTrick(NamedTuple):
-    """A trick as a view shows it (a named tuple: a view is built for every action)."""
+_TRICK_FIELDS: Final = ("leader", "cards", "winner")
 
-    leader: int
-    cards: tuple[int, ...]
-    winner: int | None
+
+class PlayedTrick(Value):
+    """A trick as a view shows it; `winner` is None while it is in progress. A value
+    (`domain.values`): the trick in progress is shown anew at almost every turn."""
+
+    __slots__ = _TRICK_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _TRICK_FIELDS
+
+    def __init__(self, leader: int, cards: tuple[int, ...], winner: int | None) -> None:
+        self.leader: Final = leader
+        self.cards: Final = cards
+        self.winner: Final = winner
 
 
 # SeatView's fields, in the order of its constructor.
@@ -341,15 +349,11 @@ def _played_tricks(tricks: tuple[Any, ...]) -> tuple[PlayedTrick, ...]:
     n = len(source)
     if n and len(tricks) == n + 1 and tricks[:n] == source:  # one trick more: add it alone
         t = tricks[n]
-        shown = (*shown, _new_trick(PlayedTrick, (t.leader, t.cards, t.winner)))
+        shown = (*shown, PlayedTrick(t.leader, t.cards, t.winner))
     else:
-        shown = tuple([_new_trick(PlayedTrick, (t.leader, t.cards, t.winner)) for t in tricks])
+        shown = tuple([PlayedTrick(t.leader, t.cards, t.winner) for t in tricks])
     _shown_tricks = (tricks, shown)
     return shown
-
-
-# PlayedTrick made with tuple.__new__ and its field order: skips the generated keyword __new__.
-_new_trick: Final = tuple.__new__
 
 
 _NO_SCORES: Final = (0, 0, 0, 0)
@@ -374,7 +378,7 @@ def seat_view(state: GameState, seat: int) -> SeatView:
     st = state.deal
     tricks = _played_tricks(state.tricks)
     if st is not None and 0 < len(state.trick_cards) < 4:
-        tricks += (_new_trick(PlayedTrick, (st.leader, state.trick_cards, None)),)
+        tricks += (PlayedTrick(st.leader, state.trick_cards, None),)
     hand = 0
     phase = state.phase
     if 0 <= seat < 4 and (phase is _DECLARING or phase is _PLAYING):

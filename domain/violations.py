@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from domain.values import Value
 
 RULE_OF_CODE: dict[str, str] = {
     "not_your_turn": "R-SEATS",
@@ -27,16 +29,22 @@ RULE_OF_CODE: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+_VIOLATION_FIELDS: Final = ("code", "message")
+
+
+class Violation(Value):
     """Why an action was refused: a reason code, its rule id and a sentence for people.
 
     The message speaks only of the acting seat's own cards and public facts, so it is safe to
     send to that seat.
     """
 
-    code: str
-    message: str
+    __slots__ = _VIOLATION_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _VIOLATION_FIELDS
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code: Final = code
+        self.message: Final = message
 
     @property
     def rule(self) -> str:

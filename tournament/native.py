@@ -33,7 +33,19 @@ from types import ModuleType
 from typing import Literal
 
 # The modules of `domain` that setup.py compiles.
-NATIVE_MODULES = ("cards", "deal", "fold", "game", "playout", "shuffle", "solver", "values", "view")
+NATIVE_MODULES = (
+    "cards",
+    "deal",
+    "events",
+    "fold",
+    "game",
+    "playout",
+    "shuffle",
+    "solver",
+    "values",
+    "view",
+    "violations",
+)
 NATIVE_STAMP = "native.json"
 PURE_ENV = "KING_PURE_PYTHON"
 

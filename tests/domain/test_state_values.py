@@ -1,7 +1,7 @@
-"""A deal in play and a game's state are values (`DealSetup`, `DealState` and `GameState` are
-plain classes so that the compiled build keeps their fields unboxed): equal by their fields,
-hashed by them, pickled and copied to an equal state, and `_replace` as a named tuple's. In
-both builds."""
+"""A deal in play, a game's state, its events and what its views show are values (plain classes
+so that the compiled build keeps their fields unboxed and makes them without running Python):
+equal by their fields, hashed by them, pickled and copied to an equal value, and `_replace` as
+a named tuple's. In both builds."""
 
 from __future__ import annotations
 
@@ -13,13 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import cards_of
+from domain.cards import cards_of, count
 from domain.contracts import ALL_CONTRACTS
 from domain.deal import DealState, legal_mask, new_deal, play
-from domain.game import GameState, Phase
-from domain.playout import advance, new_game
+from domain.events import from_payload, to_payload
+from domain.game import GameState, Phase, replay
+from domain.playout import advance, new_game, play_game
 from domain.rules import Rules
 from domain.values import Value
+from domain.view import seat_view
+from domain.violations import Violation
 
 
 def _deal_in_play(seed: int, cards: int) -> DealState:
@@ -87,3 +90,53 @@ def test_a_games_state_is_a_value(seed: int, steps: int) -> None:
 def test_a_games_replace_names_an_unknown_field() -> None:
     with pytest.raises(TypeError, match="no field 'turn'"):
         GameState()._replace(turn=1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_a_games_events_ended_deals_and_shown_tricks_are_values(seed: int) -> None:
+    """The events, the ended deals, the views' tricks and the refusals are values as well (plain
+    classes too: events are made at every card, and a frozen dataclass's constructor runs as
+    Python even in the compiled build)."""
+    rng = random.Random(seed)
+    server_seed = rng.randbytes(32)
+    rules = Rules(mode="short12", weak_hand_redeal=True)
+    policies = [lambda v: rng.choice(v.legal)] * 4
+    state, events = play_game("v", ("ada", "bora", "cem", "deniz"), server_seed, policies, rules)
+    remade = [from_payload(e.TYPE, to_payload(e)) for e in events]  # equal, not the same
+    assert replay(remade) == state
+    for event, same in zip(events, remade, strict=True):
+        field = event._FIELDS[0]
+        _holds_as_a_value(event, same, field, _other(getattr(event, field)))
+        assert (
+            to_payload(event) == to_payload(same)
+            and from_payload(event.TYPE, to_payload(event)) == event
+        )
+    for done in state.completed:
+        field = "attempt"
+        _holds_as_a_value(done, copy.deepcopy(done), field, done.attempt + 1)
+    view = seat_view(replay(events[:-8]), -1)
+    for shown in view.tricks:
+        _holds_as_a_value(shown, copy.deepcopy(shown), "leader", (shown.leader + 1) & 3)
+    refusal = Violation("game_over", "the game is over")
+    _holds_as_a_value(refusal, Violation("game_over", "the game is over"), "code", "deal_over")
+    assert refusal.rule == "R-MODE"
+
+
+def _other(value: object) -> object:
+    """A value of the same kind that differs from `value`."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, tuple):
+        return (*value, *value[:1]) if value else (0,)
+    return None
+
+
+@given(st.integers(0, (1 << 52) - 1))
+def test_count_is_bit_count_for_every_mask_of_the_deck(mask: int) -> None:
+    assert count(mask) == mask.bit_count()
+    assert count(mask & ~(mask & -mask)) == max(mask.bit_count() - 1, 0)
