@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 
 import pytest
 from helpers import PLAYERS, SEED, first_legal
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain.cards import FULL_DECK, card_name
 from domain.events import DealStarted, GameCreated
@@ -134,3 +137,34 @@ def test_a_rejected_draw_is_skipped_and_the_next_one_used() -> None:
     assert sorted(deck_from_blocks(real)) == list(range(52))
     assert deck_from_blocks(rejecting) == deck_from_blocks(real)
     assert asked == list(range(14))  # 13 blocks, then one more for the draws the four took
+
+
+def _spec_deck(draws: list[int]) -> list[int]:
+    """The spec's shuffle read literally: 64-bit draws, `limit = 2**64 - 2**64 % bound` (then
+    zeros, once the draws run out)."""
+    deck, it = list(range(52)), itertools.chain(draws, itertools.repeat(0))
+    for i in range(51, 0, -1):
+        bound = i + 1
+        x = next(it)
+        while x >= 2**64 - 2**64 % bound:
+            x = next(it)
+        j = x % bound
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+# Draws near the top of the range, where rejection happens, as well as anywhere.
+_DRAWS = st.one_of(st.integers(0, 2**64 - 1), st.integers(2**64 - 64, 2**64 - 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_DRAWS, min_size=120, max_size=120))
+def test_the_shuffle_of_any_stream_is_the_specs_reading_of_it(draws: list[int]) -> None:
+    """On any stream, rejected draws included, deck_from_blocks (the draws of 13 blocks made
+    at once, more asked for only after a rejection) deals what the spec's plain reading does."""
+
+    def block(n: int) -> list[int]:  # (zeros once the given draws run out: never rejected)
+        given = draws[4 * n : 4 * n + 4]
+        return given + [0] * (4 - len(given))
+
+    assert deck_from_blocks(block) == _spec_deck(draws)
