@@ -639,10 +639,20 @@ def scores(st: DealState) -> tuple[int, int, int, int]:
             else:
                 d += _LAST_TWO_PENALTY
         return a, b, c, d
+    # Products are of non-negative ints, negated after: the compiled build multiplies a
+    # negative int the slow way, as a Python object (its overflow test is conservative).
     t = setup.per_trick
     if t:
         a, b, c, d = st.tricks_won
-        return a * t, b * t, c * t, d * t
-    pen, per = setup.penalty_cards, setup.per_card
+        if t > 0:
+            return a * t, b * t, c * t, d * t
+        t = -t
+        return -(a * t), -(b * t), -(c * t), -(d * t)
+    pen, cost = setup.penalty_cards, -setup.per_card  # (a penalty card's points are negative)
     a, b, c, d = st.taken
-    return count(a & pen) * per, count(b & pen) * per, count(c & pen) * per, count(d & pen) * per
+    return (
+        -(count(a & pen) * cost),
+        -(count(b & pen) * cost),
+        -(count(c & pen) * cost),
+        -(count(d & pen) * cost),
+    )

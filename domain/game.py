@@ -21,6 +21,7 @@ from domain.cards import (
     TWO_OF_DIAMONDS,
     UnknownCard,
     card_name,
+    count,
     parse_card,
 )
 from domain.commands import (
@@ -377,8 +378,8 @@ def check_hands(hands: object) -> str | None:
     for seat, h in enumerate(hands):
         if type(h) is not int or h < 0 or h > FULL_DECK:
             return f"hand {seat} is not a set of cards"
-        if h.bit_count() != 13:
-            return f"hand {seat} holds {h.bit_count()} cards, not 13"
+        if count(h) != 13:
+            return f"hand {seat} holds {count(h)} cards, not 13"
         if seen & h:
             return f"hand {seat} repeats a card of an earlier hand"
         seen |= h
@@ -658,7 +659,7 @@ def _deal_result(state: GameState, st: dealmod.DealState) -> DealEnded:
     void = (
         state.rules.queens_one_each_void
         and st.contract is Contract.NO_QUEENS
-        and all((t & QUEENS).bit_count() == 1 for t in st.taken)
+        and all(count(t & QUEENS) == 1 for t in st.taken)
     )
     return DealEnded(
         state.deal_no,

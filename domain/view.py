@@ -17,7 +17,15 @@ from domain.commands import AskRedeal, Declare, Play
 from domain.contracts import PENALTY_CONTRACTS, Contract, parse_contract
 from domain.deal import hand_of, legal_mask
 from domain.deal import scores as deal_scores
-from domain.events import DealEnded, DealStarted, Event, GameEnded, RedealAsked, to_payload
+from domain.events import (
+    DealEnded,
+    DealStarted,
+    Event,
+    GameEnded,
+    RedealAsked,
+    TrickTaken,
+    to_payload,
+)
 from domain.game import (
     CompletedDeal,
     GameState,
@@ -176,7 +184,8 @@ class SeatView(Value):
 
     Built for every action a seat is asked for: a plain class (a value, `domain.values`), whose
     fields the compiled build sets and reads in a C struct, where a named tuple of this many
-    fields was made twice over (a tuple, then its copy as the named tuple).
+    fields was made twice over (a tuple, then its copy as the named tuple). The deal's tricks
+    won and scores are four ints each, kept unboxed: boxed only when read from Python.
     """
 
     __slots__ = _VIEW_FIELDS
@@ -195,8 +204,8 @@ class SeatView(Value):
         hand: int,
         contract: Contract | None,
         tricks: tuple[PlayedTrick, ...],
-        tricks_won: tuple[int, ...],
-        deal_scores: tuple[int, ...],
+        tricks_won: tuple[int, int, int, int],
+        deal_scores: tuple[int, int, int, int],
         totals: tuple[int, ...],
         trump_left: tuple[int, ...],
         penalty_left: tuple[int, ...],
@@ -338,10 +347,10 @@ def summary_dict(d: CompletedDeal | RedealtHands) -> dict[str, Any]:
 # The tricks of a deal as a view shows them, for the last `state.tricks` seen: the same tuple
 # serves the four cards of a trick (and every view of them), so each is converted once, not
 # once per view. A one-entry memo of immutable values: the result never depends on it.
-_shown_tricks: tuple[tuple[Any, ...], tuple[PlayedTrick, ...]] = ((), ())
+_shown_tricks: tuple[tuple[TrickTaken, ...], tuple[PlayedTrick, ...]] = ((), ())
 
 
-def _played_tricks(tricks: tuple[Any, ...]) -> tuple[PlayedTrick, ...]:
+def _played_tricks(tricks: tuple[TrickTaken, ...]) -> tuple[PlayedTrick, ...]:
     global _shown_tricks
     source, shown = _shown_tricks
     if source is tricks:

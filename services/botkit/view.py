@@ -26,6 +26,12 @@ def _ints(values: Any, n: int = 4) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
+def _four(values: Any) -> tuple[int, int, int, int]:
+    """A seat's four counts (a view's tricks won or scores); ValueError if not four."""
+    a, b, c, d = _ints(values)
+    return a, b, c, d
+
+
 def _history_entry(d: dict[str, Any]) -> CompletedDeal | RedealtHands:
     deal, attempt, declarer = int(d["deal"]), int(d["attempt"]), int(d["declarer"])
     hands = tuple(mask_of(parse_card(c) for c in h) for h in d["hands"])
@@ -92,8 +98,8 @@ def seat_view_from_dict(
         hand=mask_of(parse_card(c) for c in data.get("hand") or []),
         contract=parse_contract(contract) if contract else None,
         tricks=tricks,
-        tricks_won=_ints(data.get("tricks_won")),
-        deal_scores=_ints(data.get("deal_scores")),
+        tricks_won=_four(data.get("tricks_won")),
+        deal_scores=_four(data.get("deal_scores")),
         totals=_ints(data.get("totals")),
         trump_left=_ints(rights.get("trump")),
         penalty_left=_ints(rights.get("penalty")),
