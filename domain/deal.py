@@ -152,8 +152,12 @@ class DealSetup(Value):
         self.per_trick: Final = per_trick
 
 
+# Each contract's trump suit (-1 for a penalty), read without the enum's Python property.
+_TRUMP_SUIT: Final = {c: c.trump_suit for c in Contract}
+
+
 def deal_setup(rules: Rules, contract: Contract, declarer: int) -> DealSetup:
-    trump = contract.trump_suit
+    trump = _TRUMP_SUIT[contract]
     trump_mask = SUIT_MASKS[trump] if trump >= 0 else 0
     if trump >= 0:
         lead_bar = trump_mask if rules.trump_lead_needs_break else 0

@@ -386,6 +386,12 @@ def check_hands(hands: object) -> str | None:
     return None
 
 
+def _contract(contract: object) -> Contract:
+    """A contract from its name, or itself (a member is itself: parsing is for names, and
+    costs an enum lookup in Python); UnknownContract for anything else."""
+    return contract if type(contract) is Contract else parse_contract(contract)
+
+
 def declaration_violation(state: GameState, seat: int, contract: object) -> Violation | None:
     """Why `seat` may not declare `contract` now, or None (R-ORDER, R-CAP, R-MODE)."""
     phase = state.phase
@@ -395,8 +401,8 @@ def declaration_violation(state: GameState, seat: int, contract: object) -> Viol
         return Violation("wrong_phase", "no contract is being declared now")
     if seat != state.declarer:
         return Violation("not_your_turn", f"seat {state.declarer} declares this deal")
-    try:  # (a member is itself: parsing is for names, and costs an enum lookup)
-        c = contract if type(contract) is Contract else parse_contract(contract)
+    try:
+        c = _contract(contract)
     except UnknownContract as exc:
         return Violation("bad_contract", str(exc))
     i = _PENALTY_INDEX.get(c)
@@ -520,7 +526,7 @@ def decide(state: GameState, command: Command) -> list[Event] | Violation:
         why = declaration_violation(state, given.seat, given.contract)
         if why:
             return why
-        return [ContractDeclared(state.deal_no, given.seat, parse_contract(given.contract))]
+        return [ContractDeclared(state.deal_no, given.seat, _contract(given.contract))]
     if isinstance(command, AskRedeal):
         why = redeal_violation(state, given.seat)
         return why or [RedealAsked(state.deal_no, given.seat)]
@@ -733,14 +739,14 @@ def apply(state: GameState, event: Event) -> GameState:
         _expect(why is None, f"illegal declaration: {why.code if why else ''}")
         c = event.contract
         seat = event.seat
-        if c.is_trump:
+        i = _PENALTY_INDEX.get(c)
+        if i is None:  # a trump contract
             trump_left, penalty_left, uses = (
                 _with(state.trump_left, seat, state.trump_left[seat] - 1),
                 state.penalty_left,
                 state.uses,
             )
         else:
-            i = _PENALTY_INDEX[c]
             trump_left = state.trump_left
             penalty_left = _with(state.penalty_left, seat, state.penalty_left[seat] - 1)
             uses = _with(state.uses, i, state.uses[i] + 1)

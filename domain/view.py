@@ -89,7 +89,7 @@ class Action:
             return Play(seat, self.card)
         if self.kind == "declare":
             assert self.contract is not None
-            return Declare(seat, self.contract.value)
+            return Declare(seat, self.contract)  # (a Contract is its name: a StrEnum)
         return AskRedeal(seat)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:

@@ -101,6 +101,20 @@ def test_the_same_inputs_always_give_the_same_deck() -> None:
     assert dealt_order(*BASE) == [shuffled_deck(*BASE)[seat::4] for seat in range(4)]
 
 
+def test_seeds_dealt_from_in_turn_each_deal_their_vectors() -> None:
+    """The shuffle keeps the last seed's keyed HMAC (a game's deals share a seed): dealing from
+    one seed, then another, then the first again gives each its own deck every time."""
+    vectors = [
+        (ZERO_SEED, "demo-game", 1, 0, "", ZERO_HANDS),
+        (COUNTING_SEED, "t-42", 7, 1, "alice,bob", COUNTING_HANDS),
+    ]
+    for seed, game_id, deal, attempt, client_seed, expected in vectors * 2:
+        order = dealt_order(seed, game_id, deal, attempt, client_seed)
+        assert [" ".join(card_name(c) for c in hand) for hand in order] == expected
+    zero = ("demo-game", 1, 0, "")
+    assert shuffled_deck(ZERO_SEED, *zero) != shuffled_deck(bytes(31) + b"\x01", *zero)
+
+
 def test_a_game_commits_to_its_seed_before_the_first_deal_and_deals_each_deal_by_the_spec() -> None:
     state, events = play_game(
         "g-shuffle", PLAYERS, SEED, [first_legal] * 4, rules=Rules(mode="short12"), client_seed="x"
