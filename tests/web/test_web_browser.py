@@ -301,7 +301,7 @@ def test_a_card_pressed_while_the_page_reads_its_view_again_is_played(
         target = page.locator("#declare button[data-contract]").first
     else:
         target = page.locator("#hand button.card.legal").first
-    press(page, target)
+    pressed_at = press(page, target)
 
     def a_read_of_the_seat_view(response: Any) -> bool:
         path = response.url.split("?", 1)[0]
@@ -311,6 +311,9 @@ def test_a_card_pressed_while_the_page_reads_its_view_again_is_played(
         pass  # the page's next read, at the version it shows (nobody else can move)
     page.wait_for_timeout(300)  # its answer handled
     assert page.evaluate("document.body.dataset.version") == before
+    # Nor did the button move from under the press: the turn's clock, shown once the page had
+    # read its deadline, used to push the contracts a line down while the declarer held one.
+    assert target.bounding_box() == pressed_at
     page.mouse.up()
     page.wait_for_function(f"document.body.dataset.version !== '{before}'", timeout=15_000)
     assert not page.inner_text("#error"), page.inner_text("#error")
