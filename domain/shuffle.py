@@ -7,14 +7,12 @@ with the operating system's CSPRNG and keeps it secret until the game is over.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import struct
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from domain.cards import cards_of
-
-if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.hmac import HMAC
 
 ALGORITHM = "king-shuffle/1"
 _TWO_64 = 1 << 64
@@ -31,39 +29,27 @@ def commitment(server_seed: bytes) -> str:
 _LIMITS: Final = tuple(_TWO_64 - _TWO_64 % n if n else 0 for n in range(53))
 
 
-def _block(keyed: HMAC, prefix: bytes, n: int) -> tuple[int, ...]:
+def _block(keyed: hmac.HMAC, prefix: bytes, n: int) -> tuple[int, ...]:
     """Block `n` of the stream: HMAC-SHA256 of the prefix and the counter, as four 64-bit draws."""
     block = keyed.copy()
     block.update(prefix + str(n).encode())
-    return _FOUR_DRAWS.unpack(block.finalize())
+    return _FOUR_DRAWS.unpack(block.digest())
 
 
-# `cryptography`'s HMAC class and SHA-256, imported at the first deal (`_keyed`): a command that
-# never deals, such as `king record check` on a game still in play, does not load the library.
-_hmac_kit: tuple[type[HMAC], Any] | None = None
 # The last seed keyed, and its keyed HMAC: a game's deals all draw from one seed, and keying
-# (the library's setup, fetching SHA-256 and hashing the key's pads) cost about a fifth as much
-# as the deal's 13 blocks. A one-entry memo, copied before each use and never updated itself,
-# so it never changes a result; the seed stays in memory only as long as the process itself
-# holds it for the game.
-_last_keyed: tuple[bytes, HMAC] | None = None
+# (hashing the key's pads) is work each of its 20 deals did again. A one-entry memo, copied
+# before each use and never updated itself, so it never changes a result; the seed stays in
+# memory only as long as the process itself holds it for the game.
+_last_keyed: tuple[bytes, hmac.HMAC] | None = None
 
 
-def _keyed(server_seed: bytes) -> HMAC:
-    """HMAC-SHA256 keyed with the seed (copy it to use it). From `cryptography`, whose objects
-    are called directly: the standard `hmac` wraps each copy, update and digest in Python,
-    which made the 13 blocks of a deal take about 1.7 times as long (docs/BENCHMARKS.md)."""
-    global _hmac_kit, _last_keyed
+def _keyed(server_seed: bytes) -> hmac.HMAC:
+    """HMAC-SHA256 keyed with the seed (copy it to use it)."""
+    global _last_keyed
     last = _last_keyed
     if last is not None and last[0] == server_seed:
         return last[1]
-    if _hmac_kit is None:
-        from cryptography.hazmat.primitives.hashes import SHA256
-        from cryptography.hazmat.primitives.hmac import HMAC
-
-        _hmac_kit = (HMAC, SHA256())
-    make, sha256 = _hmac_kit
-    keyed: HMAC = make(server_seed, sha256)
+    keyed = hmac.new(server_seed, digestmod=hashlib.sha256)
     _last_keyed = (bytes(server_seed), keyed)
     return keyed
 
