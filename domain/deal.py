@@ -517,7 +517,7 @@ def play(st: DealState, c: int) -> DealState:
     if not n and b & setup.trump_mask:
         akq_seat, akq_owed = _akq_after_lead(setup, seat, hand, played, akq_seat, akq_owed, b)
     bits = st.trick_bits | b
-    trick = (*trick, c)
+    trick = trick + (c,)
     if n < 3:
         return DealState(
             setup,
@@ -555,7 +555,7 @@ def play(st: DealState, c: int) -> DealState:
         t3 |= bits
         w3 += 1
         won = w3
-    winners = (*st.winners, winner)
+    winners = st.winners + (winner,)
     over, king = _ending(setup, played, won, len(winners))
     return DealState(
         setup,

@@ -71,7 +71,7 @@ def _card(run: _Play, deal_no: int, payload: object) -> _Play | None:
     ):
         return None
     return _new_play(
-        _Play, (dealmod.play(st, card), (*run.trick_cards, card), run.tricks, run.version + 1)
+        _Play, (dealmod.play(st, card), run.trick_cards + (card,), run.tricks, run.version + 1)
     )
 
 
@@ -93,7 +93,7 @@ def _trick(run: _Play, deal_no: int, payload: object) -> _Play | None:
     shown = payload.get("cards")
     if type(shown) is not list or shown != [CARD_NAMES[c] for c in cards]:
         return None
-    return _new_play(_Play, (st, (), (*run.tricks, taken), run.version + 1))
+    return _new_play(_Play, (st, (), run.tricks + (taken,), run.version + 1))
 
 
 _LANE: dict[str, Callable[[_Play, int, object], _Play | None]] = {

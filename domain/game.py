@@ -645,7 +645,7 @@ def _trick_result(
 ) -> TrickTaken:
     """The trick_taken of a trick's fourth card, `card`, played on `before` to give `after`."""
     return TrickTaken(
-        state.deal_no, after.tricks, before.leader, (*before.trick, card), after.winners[-1]
+        state.deal_no, after.tricks, before.leader, before.trick + (card,), after.winners[-1]
     )
 
 
@@ -766,7 +766,7 @@ def apply(state: GameState, event: Event) -> GameState:
             phase=_AWAITING_DEAL,
             attempt=state.attempt + 1,
             hands=(),
-            completed=(*state.completed, gone),
+            completed=state.completed + (gone,),
             version=v,
         )
     if isinstance(event, GameEnded):
@@ -814,9 +814,9 @@ def _apply_seat_event(
         return state._replace(strikes=_with(state.strikes, seat, event.count), version=v)
     if isinstance(event, SeatAbandoned):
         _expect(event.player == state.occupants[seat][-1], f"{event.player} is not in seat {seat}")
-        return state._replace(abandoned=(*state.abandoned, (event.player, seat)), version=v)
+        return state._replace(abandoned=state.abandoned + ((event.player, seat),), version=v)
     occupants = list(state.occupants)
-    occupants[seat] = (*occupants[seat], event.player)
+    occupants[seat] = occupants[seat] + (event.player,)
     return state._replace(occupants=tuple(occupants), version=v)
 
 
@@ -835,7 +835,7 @@ def _fold_card(state: GameState, card: int, v: int) -> GameState:
     """The state after a card known to be playable (`_apply_card` has checked)."""
     assert state.deal is not None
     return with_play(
-        state, dealmod.play(state.deal, card), (*state.trick_cards, card), state.tricks, v
+        state, dealmod.play(state.deal, card), state.trick_cards + (card,), state.tricks, v
     )
 
 
@@ -865,7 +865,7 @@ def _apply_trick(state: GameState, event: TrickTaken, v: int) -> GameState:
     expected = next_trick(st, state.deal_no, len(state.tricks), state.trick_cards)
     if event != expected:  # (the message is built only then: it prints both)
         raise InconsistentEvent(f"trick differs: expected {expected}, stored {event}")
-    return state._replace(tricks=(*state.tricks, event), trick_cards=(), version=v)
+    return state._replace(tricks=state.tricks + (event,), trick_cards=(), version=v)
 
 
 def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
@@ -890,7 +890,7 @@ def _apply_deal_end(state: GameState, event: DealEnded, v: int) -> GameState:
         event.void,
         event.king,
     )
-    base = state._replace(completed=(*state.completed, done), deal=None, trick_cards=(), version=v)
+    base = state._replace(completed=state.completed + (done,), deal=None, trick_cards=(), version=v)
     if event.void:
         i = _PENALTY_INDEX[st.contract]
         seat = state.declarer
@@ -944,10 +944,10 @@ def _run_play(state: GameState, seat: object, card: object) -> tuple[GameState, 
     v = state.version + 1
     events: list[Event] = [CardPlayed(state.deal_no, seat, card)]
     if len(before.trick) < 3:  # the trick goes on
-        return with_play(state, after, (*state.trick_cards, card), state.tricks, v), events
+        return with_play(state, after, state.trick_cards + (card,), state.tricks, v), events
     taken = _trick_result(state, before, after, card)
     events.append(taken)
-    s = with_play(state, after, (), (*state.tricks, taken), v + 1)
+    s = with_play(state, after, (), state.tricks + (taken,), v + 1)
     if not after.over:
         return s, events
     results = _deal_results(state, after)

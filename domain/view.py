@@ -358,7 +358,7 @@ def _played_tricks(tricks: tuple[TrickTaken, ...]) -> tuple[PlayedTrick, ...]:
     n = len(source)
     if n and len(tricks) == n + 1 and tricks[:n] == source:  # one trick more: add it alone
         t = tricks[n]
-        shown = (*shown, PlayedTrick(t.leader, t.cards, t.winner))
+        shown = shown + (PlayedTrick(t.leader, t.cards, t.winner),)
     else:
         shown = tuple([PlayedTrick(t.leader, t.cards, t.winner) for t in tricks])
     _shown_tricks = (tricks, shown)
