@@ -38,8 +38,8 @@ def _block(keyed: hmac.HMAC, prefix: bytes, n: int) -> tuple[int, ...]:
 
 # The last seed keyed, and its keyed HMAC: a game's deals all draw from one seed, and keying
 # (hashing the key's pads) is work each of its 20 deals did again. A one-entry memo, copied
-# before each use and never updated itself, so it never changes a result; the seed stays in
-# memory only as long as the process itself holds it for the game.
+# before each use and never updated itself, so it never changes a result. It keeps the last
+# seed in this process's memory until another seed replaces it; nothing reads it but `_keyed`.
 _last_keyed: tuple[bytes, hmac.HMAC] | None = None
 
 

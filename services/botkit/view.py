@@ -28,7 +28,10 @@ def _ints(values: Any, n: int = 4) -> tuple[int, ...]:
 
 def _four(values: Any) -> tuple[int, int, int, int]:
     """A seat's four counts (a view's tricks won or scores); ValueError if not four."""
-    a, b, c, d = _ints(values)
+    counts = _ints(values)
+    if len(counts) != 4:
+        raise ValueError(f"expected a count for each of the four seats, got {len(counts)}")
+    a, b, c, d = counts
     return a, b, c, d
 
 

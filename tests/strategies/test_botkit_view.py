@@ -4,6 +4,7 @@ service sent, ended deals (`history`) and all, so strategies run unchanged behin
 from __future__ import annotations
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategy_helpers import rules_st, seat_view, steps
@@ -62,3 +63,14 @@ def test_ended_deals_of_another_shape_are_rebuilt_not_taken() -> None:
     sent = orjson.loads(orjson.dumps(view.to_dict()))
     shifted = seat_view_from_dict(sent).history[1:]  # deal 2 where deal 1 belongs
     assert seat_view_from_dict(sent, shifted) == view
+
+
+def test_a_view_without_four_counts_is_refused_with_the_reason() -> None:
+    """A seat's tricks won and scores are four counts: anything else is a ValueError that says
+    so, not a failed unpacking."""
+    policies = [make_strategy("random", s) for s in range(4)]
+    state, _ = play_game("kit", ("a", "b", "c", "d"), b"kit-seed", policies, Rules(mode="short12"))
+    sent = orjson.loads(orjson.dumps(seat_view(state, 0).to_dict()))
+    sent["tricks_won"] = [1, 2, 3]
+    with pytest.raises(ValueError, match="four seats, got 3"):
+        seat_view_from_dict(sent)
